@@ -1,0 +1,224 @@
+package gd
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// Config selects and tunes a first-order learner.
+type Config struct {
+	Bits       uint    // hash bits (-b)
+	Adaptive   bool    // per-feature AdaGrad rates
+	Normalized bool    // per-feature scale invariance (VW --normalized)
+	Eta        float64 // -l
+	PowerT     float64 // --power_t
+	InitialT   float64 // --initial_t
+	L2         float64 // --l2
+}
+
+// Row layout of the feature table.
+const (
+	colW = iota // stored weight; the model's weight is scale·w
+	colG        // Σ importance·ℓ'²·x² (AdaGrad)
+	colN        // max |x| seen (normalized)
+	stride
+)
+
+// GD is the first-order learner. The model's weight vector is
+// scale·Rows[colW]: --l2 shrinks every weight after every update, which a
+// global scale does in O(1) instead of O(d) (VW's "contraction").
+type GD struct {
+	cfg   Config
+	loss  loss.Loss
+	tab   *sparse.Table
+	scale float64
+	t     float64 // initial_t + Σ importance of training examples
+	// normalized state: Σ importance·Σ_j x_j²/N_j² and Σ importance
+	normSum, totalWeight float64
+
+	rows []int     // per-example scratch: row offsets into tab.Rows
+	rate []float64 // per-example scratch: per-feature rates
+}
+
+// New returns an untrained learner.
+func New(cfg Config, l loss.Loss) (*GD, error) {
+	if cfg.Bits < 1 || cfg.Bits > sparse.MaxBits {
+		return nil, fmt.Errorf("-b %d out of range 1..%d", cfg.Bits, sparse.MaxBits)
+	}
+	if !(cfg.Eta > 0) || math.IsInf(cfg.Eta, 0) {
+		return nil, fmt.Errorf("learning rate -l must be positive and finite, got %v", cfg.Eta)
+	}
+	if cfg.PowerT < 0 || cfg.InitialT < 0 || cfg.L2 < 0 {
+		return nil, fmt.Errorf("--power_t, --initial_t and --l2 must be ≥ 0")
+	}
+	return &GD{cfg: cfg, loss: l, tab: sparse.NewTable(cfg.Bits, stride), scale: 1, t: cfg.InitialT}, nil
+}
+
+// Predict implements sparse.Learner.
+func (g *GD) Predict(ex *sparse.Example) float64 {
+	rows := g.tab.Rows
+	var dot float64
+	for i, slot := range ex.Idx {
+		if r := g.tab.Find(slot); r >= 0 {
+			dot += rows[r*stride+colW] * ex.Val[i]
+		}
+	}
+	return ex.Initial + g.scale*dot
+}
+
+// Learn implements sparse.Learner.
+func (g *GD) Learn(ex *sparse.Example) float64 {
+	n := len(ex.Idx)
+	g.rows = g.rows[:0]
+	for _, slot := range ex.Idx {
+		g.rows = append(g.rows, g.tab.Row(slot)*stride)
+	}
+	rows := g.tab.Rows
+	var dot float64
+	for i, o := range g.rows {
+		dot += rows[o+colW] * ex.Val[i]
+	}
+	p := ex.Initial + g.scale*dot
+	wt := ex.Weight
+	d := g.loss.Deriv(p, ex.Label)
+	if !(wt > 0) || d == 0 || math.IsNaN(p) || math.IsInf(p, 0) || math.IsNaN(d) {
+		return p
+	}
+	g.t += wt
+	if cap(g.rate) < n {
+		g.rate = make([]float64, n)
+	}
+	rate := g.rate[:n]
+	grad2 := wt * d * d
+	var normX, sens float64
+	for i, o := range g.rows {
+		x := ex.Val[i]
+		x2 := x * x
+		r := 1.0
+		if g.cfg.Adaptive {
+			rows[o+colG] += grad2 * x2
+			G := rows[o+colG]
+			if !(G > 0) {
+				rate[i] = 0
+				continue
+			}
+			if g.cfg.PowerT == 0.5 {
+				r = 1 / math.Sqrt(G)
+			} else {
+				r = math.Pow(G, -g.cfg.PowerT)
+			}
+		}
+		if g.cfg.Normalized {
+			ax := math.Abs(x)
+			if N := rows[o+colN]; ax > N {
+				// A larger scale for this feature: rescale its weight as
+				// if the new scale had been known all along.
+				if N > 0 {
+					f := N / ax
+					if !g.cfg.Adaptive {
+						f *= f
+					}
+					rows[o+colW] *= f
+				}
+				rows[o+colN] = ax
+			}
+			N := rows[o+colN]
+			normX += x2 / (N * N)
+			if g.cfg.Adaptive {
+				r /= N
+			} else {
+				r /= N * N
+			}
+		}
+		rate[i] = r
+		sens += x2 * r
+	}
+	mult := 1.0
+	if g.cfg.Normalized {
+		g.normSum += wt * normX
+		g.totalWeight += wt
+		if g.normSum > 0 {
+			mult = g.totalWeight / g.normSum
+			if g.cfg.Adaptive {
+				mult = math.Sqrt(mult)
+			}
+		}
+	}
+	eta := g.cfg.Eta * wt
+	if !g.cfg.Adaptive {
+		eta *= math.Pow(g.t, -g.cfg.PowerT)
+	}
+	u := -d * eta * mult / g.scale
+	if math.IsNaN(u*sens) || math.IsInf(u*sens, 0) {
+		return p
+	}
+	for i, o := range g.rows {
+		rows[o+colW] += u * ex.Val[i] * rate[i]
+	}
+	if g.cfg.L2 > 0 {
+		g.scale *= 1 - g.cfg.L2*eta
+		if g.scale < 1e-9 || !(g.scale > 0) {
+			g.syncScale()
+		}
+	}
+	return p
+}
+
+// syncScale folds the global scale into the stored weights. It touches only
+// features seen.
+func (g *GD) syncScale() {
+	if !(g.scale > 0) {
+		// --l2·η ≥ 1 shrinks every weight to zero in one step.
+		g.scale = 0
+	}
+	rows := g.tab.Rows
+	for o := colW; o < len(rows); o += stride {
+		rows[o] *= g.scale
+	}
+	g.scale = 1
+}
+
+// Weights implements sparse.Learner.
+func (g *GD) Weights(fn func(slot uint32, w float64)) {
+	for r, k := range g.tab.Keys {
+		fn(k, g.scale*g.tab.Rows[r*stride+colW])
+	}
+}
+
+// Save implements sparse.Learner.
+func (g *GD) Save(w *model.Writer) error {
+	for _, v := range []float64{g.scale, g.t, g.normSum, g.totalWeight} {
+		w.Float64(v)
+	}
+	w.Uint32s(g.tab.Keys)
+	w.Float64s(g.tab.Rows)
+	return nil
+}
+
+// Load restores a learner saved by Save; cfg and l must be the ones the
+// model was trained with (the CLI takes them from the model header).
+func Load(r *model.Reader, cfg Config, l loss.Loss) (*GD, error) {
+	g, err := New(cfg, l)
+	if err != nil {
+		return nil, err
+	}
+	g.scale, g.t, g.normSum, g.totalWeight = r.Float64(), r.Float64(), r.Float64(), r.Float64()
+	g.tab.Keys = r.Uint32s(nil)
+	g.tab.Rows = r.Float64s(nil)
+	if err := r.Done(); err != nil {
+		return nil, err
+	}
+	if err := g.tab.Rebuild(); err != nil {
+		return nil, fmt.Errorf("%w: %v", model.ErrCorrupt, err)
+	}
+	for _, v := range append([]float64{g.scale, g.t, g.normSum, g.totalWeight}, g.tab.Rows...) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: non-finite value in the model", model.ErrCorrupt)
+		}
+	}
+	return g, nil
+}

@@ -1,0 +1,127 @@
+package model
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func save(t *testing.T, path string) {
+	t.Helper()
+	err := Save(path, Options{"bits": "18", "loss": "logistic"}, func(w *Writer) error {
+		w.Uint32(7)
+		w.Float64(math.Pi)
+		w.Float64s([]float64{1, -2, math.SmallestNonzeroFloat64, math.MaxFloat64})
+		w.Uint32s([]uint32{3, 1, 4})
+		w.String("tail")
+		w.Bool(true)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.bin")
+	save(t, path)
+	opts, r, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts["bits"] != "18" || opts["loss"] != "logistic" || len(opts) != 2 {
+		t.Fatalf("options %v", opts)
+	}
+	if r.Uint32() != 7 || r.Float64() != math.Pi {
+		t.Fatal("scalar mismatch")
+	}
+	f := r.Float64s(nil)
+	if len(f) != 4 || f[2] != math.SmallestNonzeroFloat64 || f[3] != math.MaxFloat64 {
+		t.Fatalf("floats %v", f)
+	}
+	u := r.Uint32s(nil)
+	if len(u) != 3 || u[2] != 4 || r.String() != "tail" || !r.Bool() {
+		t.Fatal("tail mismatch")
+	}
+	if err := r.Done(); err != nil {
+		t.Fatal(err)
+	}
+	// No temporary files are left behind.
+	ents, _ := os.ReadDir(filepath.Dir(path))
+	if len(ents) != 1 {
+		t.Fatalf("directory holds %d entries", len(ents))
+	}
+}
+
+func TestRefusesDamage(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.bin")
+	save(t, path)
+	good, _ := os.ReadFile(path)
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "bad magic"},
+		{"foreign", []byte("this is a text file, not a model at all"), "bad magic"},
+		{"truncated", good[:len(good)-9], "truncated"},
+		{"header only", good[:12], "truncated"},
+		{"flipped bit", flip(good, len(good)/2), "checksum"},
+		{"version", withVersion(good, 99), "version 99"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(dir, c.name)
+			os.WriteFile(p, c.data, 0o644)
+			_, _, err := Load(p)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to mention %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestReaderBounds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.bin")
+	// A length field far beyond the file must not allocate or panic.
+	if err := Save(path, nil, func(w *Writer) error { w.Uint64(1 << 60); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	_, r, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := r.Float64s(nil); len(v) != 0 || !errors.Is(r.Err(), ErrCorrupt) {
+		t.Fatalf("got %d values, err %v", len(v), r.Err())
+	}
+}
+
+func TestSaveFailureKeepsOldFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.bin")
+	save(t, path)
+	before, _ := os.ReadFile(path)
+	err := Save(path, nil, func(w *Writer) error { return errors.New("boom") })
+	if err == nil {
+		t.Fatal("want error")
+	}
+	after, _ := os.ReadFile(path)
+	if string(before) != string(after) {
+		t.Fatal("failed save changed the existing model")
+	}
+}
+
+func flip(b []byte, i int) []byte {
+	c := append([]byte(nil), b...)
+	c[i] ^= 0x10
+	return c
+}
+
+func withVersion(b []byte, v byte) []byte {
+	c := append([]byte(nil), b...)
+	c[8] = v
+	return c
+}
