@@ -1,0 +1,103 @@
+package dense
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Oja is Oja's sketch with an explicit orthonormal V (seed 004 Eq. 4 and
+// Alg. 3), Γ_t = min(rate/t, 1)·I, and the warm-up rule of package oja:
+// while fewer than m rows exist, the normalised part of ĝ orthogonal to the
+// rows is appended when it holds more than 10⁻⁴ of ‖ĝ‖².
+type Oja struct {
+	M    int
+	D    int
+	A    float64
+	Rate float64
+	V    [][]float64 // rows, orthonormal
+	Lam  []float64
+	T    float64
+}
+
+func NewOja(m, d int, alpha, rate float64) *Oja {
+	return &Oja{M: m, D: d, A: alpha, Rate: rate}
+}
+
+func (o *Oja) Alpha() float64 { return o.A }
+
+func (o *Oja) S() *mat.Dense {
+	p := len(o.V)
+	if p == 0 {
+		return mat.NewDense(1, o.D, nil) // a zero row: SᵀS = 0
+	}
+	S := mat.NewDense(p, o.D, nil)
+	for i, row := range o.V {
+		e := math.Sqrt(math.Max(o.T*o.Lam[i], 0))
+		for j, v := range row {
+			S.Set(i, j, e*v)
+		}
+	}
+	return S
+}
+
+func (o *Oja) Update(g []float64) {
+	o.T++
+	gam := math.Min(o.Rate/o.T, 1)
+	g2 := dotv(g, g)
+	if g2 == 0 {
+		for i := range o.Lam {
+			o.Lam[i] *= 1 - gam
+		}
+		return
+	}
+	if len(o.V) < o.M {
+		r := append([]float64(nil), g...)
+		for _, row := range o.V {
+			c := dotv(row, g)
+			for j := range r {
+				r[j] -= c * row[j]
+			}
+		}
+		if r2 := dotv(r, r); r2 > 1e-4*g2 {
+			nr := math.Sqrt(r2)
+			for j := range r {
+				r[j] /= nr
+			}
+			o.V = append(o.V, r)
+			o.Lam = append(o.Lam, 0)
+		}
+	}
+	p := len(o.V)
+	v := make([]float64, p)
+	for i, row := range o.V {
+		v[i] = dotv(row, g)
+		o.Lam[i] = (1-gam)*o.Lam[i] + gam*v[i]*v[i]
+	}
+	// V ← orth(V + ΓVĝĝᵀ): Gram–Schmidt in row order (twice, for accuracy).
+	for i, row := range o.V {
+		for j := range row {
+			row[j] += gam * v[i] * g[j]
+		}
+	}
+	gramSchmidt(o.V)
+	gramSchmidt(o.V)
+}
+
+// gramSchmidt orthonormalises rows in order (modified Gram–Schmidt); the
+// result equals the sparse sketch's V = FZ (lower-triangular F, positive
+// diagonal).
+func gramSchmidt(V [][]float64) {
+	for i, row := range V {
+		for k := 0; k < i; k++ {
+			c := dotv(V[k], row)
+			for j := range row {
+				row[j] -= c * V[k][j]
+			}
+		}
+		n := math.Sqrt(dotv(row, row))
+		for j := range row {
+			row[j] /= n
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package dense
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// Problem describes a random sparse test stream (sketches.md §9 A).
+type Problem struct {
+	D, S, T int
+	Loss    string  // "squared" or "logistic"
+	Spread  float64 // column scales e^{U(−Spread, Spread)}; 0 = unit scale
+	Seed    uint64
+}
+
+// Examples draws the stream: s distinct features per example with N(0,1)
+// values times the column scale; labels from a hidden linear rule, ±1 for
+// logistic, θᵀx clipped to [−1, 1] plus noise for squared.
+func (p Problem) Examples() []sparse.Example {
+	rng := rand.New(rand.NewPCG(p.Seed, 0x5eed))
+	scale := make([]float64, p.D)
+	theta := make([]float64, p.D)
+	for j := range scale {
+		scale[j] = math.Exp(p.Spread * (2*rng.Float64() - 1))
+		theta[j] = rng.NormFloat64() / scale[j]
+	}
+	out := make([]sparse.Example, p.T)
+	for t := range out {
+		ex := &out[t]
+		ex.Weight, ex.HasLabel = 1, true
+		perm := rng.Perm(p.D)[:p.S]
+		var m float64
+		for _, j := range perm {
+			v := rng.NormFloat64() * scale[j]
+			ex.Idx = append(ex.Idx, uint32(j))
+			ex.Val = append(ex.Val, v)
+			m += theta[j] * v
+		}
+		if p.Loss == "logistic" {
+			ex.Label = 1
+			if m+0.3*rng.NormFloat64() < 0 {
+				ex.Label = -1
+			}
+		} else {
+			ex.Label = math.Max(-1, math.Min(1, m/math.Sqrt(float64(p.S)))) + 0.1*rng.NormFloat64()
+		}
+	}
+	return out
+}

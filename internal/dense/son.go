@@ -1,0 +1,259 @@
+// Package dense holds the dense reference implementations that the sparse
+// learners are tested against: SON exactly as seed 004 writes Alg. 1 (O(md)
+// per step and worse, explicit d-dimensional vectors and matrices), dense
+// sketches (Oja with an explicit orthonormal V, Alg. 3 / Eq. 4), diagonal
+// pre-scaling (§5.2), and full ONS with an O(d³) solve. It is test
+// infrastructure: nothing here is used by the binary.
+package dense
+
+import (
+	"math"
+
+	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Sketch is a dense sketch: S (rows×d) and α.
+type Sketch interface {
+	// Update adds the to-sketch vector ĝ.
+	Update(g []float64)
+	// S returns the current sketch matrix (may have zero rows).
+	S() *mat.Dense
+	// Alpha returns α_t.
+	Alpha() float64
+}
+
+// SON is Alg. 1 of seed 004 with dense vectors.
+type SON struct {
+	D                  int
+	C                  float64
+	Sigma, Eta0, Scale float64
+	Diag               bool
+	Loss               loss.Loss
+	Sk                 Sketch
+
+	u    []float64 // u_t
+	dsum []float64 // Σ g² (diag)
+	t    float64
+}
+
+// NewSON returns the dense reference learner.
+func NewSON(d int, C, sigma, eta0, scale float64, diag bool, l loss.Loss, sk Sketch) *SON {
+	return &SON{D: d, C: C, Sigma: sigma, Eta0: eta0, Scale: scale, Diag: diag, Loss: l, Sk: sk,
+		u: make([]float64, d), dsum: make([]float64, d)}
+}
+
+// Dense returns x̃ of a sparse example (with the current diagonal scaling).
+func (s *SON) Dense(ex *sparse.Example) []float64 {
+	x := make([]float64, s.D)
+	for i, j := range ex.Idx {
+		x[j] += ex.Val[i]
+	}
+	if s.Diag {
+		for j := range x {
+			x[j] /= math.Sqrt(0.1 + s.dsum[j])
+		}
+	}
+	return x
+}
+
+// ainv returns A⁻¹v for A = αI + SᵀS (or A†v when α = 0), by Woodbury
+// with H = (αI + SSᵀ)⁻¹ formed explicitly (or the pseudo-inverse).
+func (s *SON) ainv(v []float64) []float64 {
+	S := s.Sk.S()
+	alpha := s.Sk.Alpha()
+	r, _ := S.Dims()
+	vv := mat.NewVecDense(len(v), append([]float64(nil), v...))
+	if alpha == 0 {
+		// A† = (SᵀS)† via the eigen-decomposition of SᵀS restricted to its
+		// range: SᵀS = Vᵀ E V on the rows of V with E > 0.
+		return pinvApply(S, v)
+	}
+	if r == 0 {
+		out := make([]float64, len(v))
+		for i := range v {
+			out[i] = v[i] / alpha
+		}
+		return out
+	}
+	N := mat.NewDense(r, r, nil)
+	N.Mul(S, S.T())
+	for i := 0; i < r; i++ {
+		N.Set(i, i, N.At(i, i)+alpha)
+	}
+	var H mat.Dense
+	if err := H.Inverse(N); err != nil {
+		panic(err)
+	}
+	var sv, hsv mat.VecDense
+	sv.MulVec(S, vv)
+	hsv.MulVec(&H, &sv)
+	var sthsv mat.VecDense
+	sthsv.MulVec(S.T(), &hsv)
+	out := make([]float64, len(v))
+	for i := range v {
+		out[i] = (v[i] - sthsv.AtVec(i)) / alpha
+	}
+	return out
+}
+
+// pinvApply returns (SᵀS)†v.
+func pinvApply(S *mat.Dense, v []float64) []float64 {
+	r, d := S.Dims()
+	out := make([]float64, d)
+	if r == 0 {
+		return out
+	}
+	var svd mat.SVD
+	if !svd.Factorize(S, mat.SVDThin) {
+		panic("dense: SVD failed")
+	}
+	var V mat.Dense
+	svd.VTo(&V) // d×k
+	sv := svd.Values(nil)
+	tol := 1e-12 * sv[0]
+	for k, sig := range sv {
+		if sig <= tol {
+			continue
+		}
+		var c float64
+		for j := 0; j < d; j++ {
+			c += V.At(j, k) * v[j]
+		}
+		c /= sig * sig
+		for j := 0; j < d; j++ {
+			out[j] += c * V.At(j, k)
+		}
+	}
+	return out
+}
+
+// projector returns Pv, P the orthogonal projector onto the row space of S.
+func projector(S *mat.Dense, v []float64) []float64 {
+	r, d := S.Dims()
+	out := make([]float64, d)
+	if r == 0 {
+		return out
+	}
+	var svd mat.SVD
+	if !svd.Factorize(S, mat.SVDThin) {
+		panic("dense: SVD failed")
+	}
+	var V mat.Dense
+	svd.VTo(&V)
+	sv := svd.Values(nil)
+	tol := 1e-12 * sv[0]
+	for k, sig := range sv {
+		if sig <= tol {
+			continue
+		}
+		var c float64
+		for j := 0; j < d; j++ {
+			c += V.At(j, k) * v[j]
+		}
+		for j := 0; j < d; j++ {
+			out[j] += c * V.At(j, k)
+		}
+	}
+	return out
+}
+
+func dotv(a, b []float64) (s float64) {
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+func tauC(y, C float64) float64 {
+	switch {
+	case y > C:
+		return y - C
+	case y < -C:
+		return y + C
+	}
+	return 0
+}
+
+// Predict returns clip(uᵀx̃, ±C) + initial.
+func (s *SON) Predict(ex *sparse.Example) float64 {
+	x := s.Dense(ex)
+	return ex.Initial + math.Max(-s.C, math.Min(s.C, dotv(s.u, x)))
+}
+
+// Learn runs one round of Alg. 1 and returns the prediction.
+func (s *SON) Learn(ex *sparse.Example) float64 {
+	x := s.Dense(ex)
+	n := dotv(x, x)
+	w := append([]float64(nil), s.u...)
+	// Line 5: projection (Lemma 1).
+	if tau := tauC(dotv(s.u, x), s.C); tau != 0 && n > 0 {
+		if s.Sk.Alpha() > 0 {
+			ax := s.ainv(x)
+			q := dotv(x, ax)
+			for i := range w {
+				w[i] -= tau / q * ax[i]
+			}
+		} else {
+			// α = 0 (sketches.md §1).
+			px := projector(s.Sk.S(), x)
+			r2 := n - dotv(x, px)
+			if r2 > 1e-9*n {
+				for i := range w {
+					w[i] -= tau * (x[i] - px[i]) / r2
+				}
+			} else {
+				ax := s.ainv(x)
+				q := dotv(x, ax)
+				for i := range w {
+					w[i] -= tau / q * ax[i]
+				}
+			}
+		}
+	}
+	pred := ex.Initial + dotv(w, x)
+	h := ex.Weight
+	d := s.Loss.Deriv(pred, ex.Label)
+	s.u = w
+	if !(h > 0) {
+		return pred
+	}
+	s.t++
+	scale := s.Scale
+	if scale == 0 {
+		scale = math.Sqrt(s.Sigma + s.Eta0/math.Sqrt(s.t))
+	}
+	c := math.Sqrt(h) * scale * d
+	gh := make([]float64, s.D)
+	for i := range gh {
+		gh[i] = c * x[i]
+	}
+	s.Sk.Update(gh)
+	g := make([]float64, s.D)
+	for i := range g {
+		g[i] = h * d * x[i]
+	}
+	ag := s.ainv(g)
+	for i := range s.u {
+		s.u[i] -= ag[i]
+	}
+	if s.Diag {
+		for i, j := range ex.Idx {
+			gx := d * ex.Val[i]
+			s.dsum[j] += h * gx * gx
+		}
+	}
+	return pred
+}
+
+// Weights returns the raw-space weights D^{-1/2}u.
+func (s *SON) Weights() []float64 {
+	out := append([]float64(nil), s.u...)
+	if s.Diag {
+		for j := range out {
+			out[j] /= math.Sqrt(0.1 + s.dsum[j])
+		}
+	}
+	return out
+}

@@ -1,0 +1,70 @@
+package sparse
+
+import (
+	"io"
+
+	"github.com/sparseson/sparseson/model"
+)
+
+// Sketch is the second-order part of SON (Alg. 1, lines 2 and 8): a sketch
+// S of the to-sketch vectors ĝ, kept in factored form S = E^{1/2}·F·Z
+// (sketches.md §2) where Z (p×d) lives in the SON core's feature table and
+// only changes sparsely, and every other piece (F, E, K = ZZᵀ, α) is p×p.
+// A sketch never touches per-feature storage itself: it tells its Host what
+// to do with Z. It is called once per example, never per feature.
+//
+// SᵀHS, with H = (αI + SSᵀ)⁻¹, is represented by the p×p matrix M with
+// SᵀHS = ZᵀMZ; for Oja and FD, M = Fᵀdiag(E/(α+E))F, for RP, M = H.
+type Sketch interface {
+	// Name is the flag that selects the sketch (oja, fd, rfd, rp, …).
+	Name() string
+	// MaxRows is the most rows Z can ever have (the table's Z stride).
+	MaxRows() int
+	// Rows is the current number of rows p of Z.
+	Rows() int
+	// Alpha is the current α_t; 0 selects the pseudo-inverse branch.
+	Alpha() float64
+	// MulM sets dst = M·z (valid when Alpha() > 0).
+	MulM(dst, z []float64)
+	// MulPinv sets dst = F_LᵀE⁻¹F_L·z, so that A† = Zᵀ(F_LᵀE⁻¹F_L)Z on the
+	// live rows (Alpha() = 0 only).
+	MulPinv(dst, z []float64)
+	// MulProj sets dst = F_LᵀF_L·z: the projector onto the live rows is
+	// P = Zᵀ(F_LᵀF_L)Z (Alpha() = 0 only).
+	MulProj(dst, z []float64)
+	// ZNorm2 is an upper bound on ‖Z‖₂² (e.g. ‖ZZᵀ‖_F); the core uses it to
+	// bound ‖Zᵀb‖ when deciding to fold.
+	ZNorm2() float64
+	// Update adds ĝ = st.C·x̃ to the sketch. st.Z holds Z_{t−1}x̃ on entry;
+	// the Host calls keep it equal to Z·x̃ as Z changes.
+	Update(st *Step, h Host)
+	// Save and Load carry the sketch's whole state.
+	Save(w *model.Writer)
+	Load(r *model.Reader) error
+	// Report prints the eigenvalue estimates and the share of Σ‖ĝ‖² they
+	// capture (sumG2 is that sum).
+	Report(w io.Writer, sumG2 float64)
+}
+
+// Step is the example being sketched.
+type Step struct {
+	C float64   // ĝ = C·x̃
+	N float64   // ‖x̃‖²
+	Z []float64 // Z·x̃, len Rows()
+}
+
+// Host is what a sketch may do to Z; the SON core implements it and keeps
+// the weights w = w̄ + Zᵀb unchanged through every operation (§2, P3).
+type Host interface {
+	// Absorb applies Z ← Z + δĝᵀ on the example's columns (rank one, sparse).
+	Absorb(delta []float64)
+	// Append adds ĝᵀ as a new last row of Z.
+	Append()
+	// Fold moves Zᵀb into w̄ over the seen features and zeroes b. It must
+	// precede Transform.
+	Fold()
+	// Transform replaces Z by T·Z over the seen features (T is rows×p,
+	// row-major, rows ≤ MaxRows), and, if gram is not nil, writes the new
+	// ZZᵀ (rows×rows, row-major) into it.
+	Transform(T []float64, rows int, gram []float64)
+}

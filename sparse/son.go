@@ -1,0 +1,370 @@
+package sparse
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/sparseson/sparseson/loss"
+)
+
+// SONConfig tunes the Sketched Online Newton core.
+type SONConfig struct {
+	Bits uint
+	// C bounds predictions: w is projected onto |w·x| ≤ C before each
+	// prediction (Lemma 1); +Inf turns the projection off.
+	C float64
+	// The to-sketch vector is ĝ = √(σ_t+η_t)·g (Alg. 1 line 7) with σ_t = Sigma
+	// and η_t = Eta0/√t, unless Scale > 0 replaces √(σ_t+η_t) by Scale.
+	Sigma, Eta0, Scale float64
+	// Diag feeds D_t^{-1/2}x_t instead of x_t, D_t = 0.1·I + diag(Σ g gᵀ)
+	// (seed 004 §5.2; sketches.md §6).
+	Diag bool
+	// FoldRatio bounds the cancellation in w = w̄ + Zᵀb: when ‖w̄‖ or the
+	// bound ‖b‖·‖Z‖₂ on ‖Zᵀb‖ exceeds FoldRatio·‖w‖ (‖w‖ measured at the
+	// last fold), Zᵀb is folded into w̄. 0 means DefaultFoldRatio; +Inf
+	// never folds for this reason.
+	FoldRatio float64
+}
+
+// DefaultFoldRatio: see SONConfig.FoldRatio and the measurements in
+// guard's comment.
+const DefaultFoldRatio = 10
+
+// diag0 is D_1 = 0.1·I of seed 004 §5.2 (footnote 6).
+const diag0 = 0.1
+
+// SON is Sketched Online Newton (seed 004 Alg. 1) in its sparse form
+// (Alg. 4, Eq. 5–6; sketches.md §2): the weights are split as w = w̄ + Zᵀb
+// with Z the sparsely updated factor of the sketch, so an example costs
+// O(ps + p²) plus the sketch's own p×p work, never O(d). Per feature the
+// table row holds [w̄_j, Z_{1..p_max, j}, D_j − 0.1].
+//
+// Invariant between examples: w_t = w̄ + Zᵀb is the weight vector u_{t+1}
+// of Alg. 1, before the projection for the next example.
+type SON struct {
+	cfg    SONConfig
+	loss   loss.Loss
+	sk     Sketch
+	tab    *Table
+	stride int
+	pmax   int
+	dOff   int // column of D_j − 0.1 (diag only)
+	b      []float64
+	t      float64 // rounds with a positive importance weight
+	sumG2  float64 // Σ‖ĝ‖², for the sketch report
+
+	// Cancellation guard (see SONConfig.FoldRatio): wsq tracks ‖w̄‖², w0sq is
+	// ‖w‖² at the last fold; folded/wsqI note a fold inside this example.
+	wsq, w0sq float64
+	folded    bool
+	wsqI      float64
+	folds     int
+
+	// per-example scratch
+	offs []int     // row offsets of the example's features
+	xt   []float64 // x̃
+	z    []float64 // Z·x̃ (capacity pmax)
+	mz   []float64
+	st   Step
+	c    float64 // current ĝ = c·x̃
+}
+
+// NewSON returns an untrained SON learner around a fresh sketch.
+func NewSON(cfg SONConfig, l loss.Loss, sk Sketch) (*SON, error) {
+	if cfg.Bits < 1 || cfg.Bits > MaxBits {
+		return nil, fmt.Errorf("-b %d out of range 1..%d", cfg.Bits, MaxBits)
+	}
+	if !(cfg.C > 0) {
+		return nil, fmt.Errorf("projection bound C must be positive (or +Inf), got %v", cfg.C)
+	}
+	if cfg.Sigma < 0 || cfg.Eta0 < 0 || cfg.Scale < 0 || math.IsInf(cfg.Scale, 0) || math.IsInf(cfg.Eta0, 0) || math.IsInf(cfg.Sigma, 0) {
+		return nil, errors.New("σ, η₀ and the sketch scale must be finite and ≥ 0")
+	}
+	if cfg.Scale == 0 && cfg.Sigma == 0 && cfg.Eta0 == 0 && sk.MaxRows() > 0 {
+		return nil, errors.New("the to-sketch scale √(σ+η_t) is 0: the sketch would never learn")
+	}
+	pmax := sk.MaxRows()
+	if cfg.FoldRatio == 0 {
+		cfg.FoldRatio = DefaultFoldRatio
+	}
+	if !(cfg.FoldRatio > 1) {
+		return nil, fmt.Errorf("fold ratio must exceed 1, got %v", cfg.FoldRatio)
+	}
+	s := &SON{cfg: cfg, loss: l, sk: sk, pmax: pmax, stride: 1 + pmax}
+	if cfg.Diag {
+		s.dOff = s.stride
+		s.stride++
+	}
+	s.tab = NewTable(cfg.Bits, s.stride)
+	s.b = make([]float64, pmax)
+	s.z = make([]float64, pmax)
+	s.mz = make([]float64, pmax)
+	return s, nil
+}
+
+// Sketch returns the learner's sketch.
+func (s *SON) Sketch() Sketch { return s.sk }
+
+// scale returns √(σ_t + η_t) for round t.
+func (s *SON) scale() float64 {
+	if s.cfg.Scale > 0 {
+		return s.cfg.Scale
+	}
+	return math.Sqrt(s.cfg.Sigma + s.cfg.Eta0/math.Sqrt(s.t))
+}
+
+// resolve looks up (creating if asked) the rows of ex's features and
+// computes x̃ and ‖x̃‖². With create false, unseen features get offset -1.
+func (s *SON) resolve(ex *Example, create bool) (n float64) {
+	s.offs, s.xt = s.offs[:0], s.xt[:0]
+	for i, slot := range ex.Idx {
+		var o int
+		if create {
+			o = s.tab.Row(slot) * s.stride
+		} else if r := s.tab.Find(slot); r >= 0 {
+			o = r * s.stride
+		} else {
+			o = -1
+		}
+		s.offs = append(s.offs, o)
+		x := ex.Val[i]
+		if s.cfg.Diag && o >= 0 {
+			x /= math.Sqrt(diag0 + s.tab.Rows[o+s.dOff])
+		} else if s.cfg.Diag {
+			x /= math.Sqrt(diag0)
+		}
+		s.xt = append(s.xt, x)
+		n += x * x
+	}
+	return n
+}
+
+// zx computes z = Z·x̃ over the first p rows and returns w̄·x̃.
+func (s *SON) zx(p int) (wx float64) {
+	rows := s.tab.Rows
+	z := s.z[:p]
+	clear(z)
+	for k, o := range s.offs {
+		if o < 0 {
+			continue
+		}
+		x := s.xt[k]
+		wx += rows[o] * x
+		col := rows[o+1 : o+1+p]
+		for i := range z {
+			z[i] += col[i] * x
+		}
+	}
+	return wx
+}
+
+func (s *SON) wbarDot() (wx float64) {
+	rows := s.tab.Rows
+	for k, o := range s.offs {
+		wx += rows[o] * s.xt[k]
+	}
+	return wx
+}
+
+func dot(a, b []float64) (v float64) {
+	b = b[:len(a)]
+	for i, x := range a {
+		v += x * b[i]
+	}
+	return v
+}
+
+// tauC is τ_C(y) = sgn(y)·max(|y| − C, 0) of Lemma 1.
+func tauC(y, C float64) float64 {
+	switch {
+	case y > C:
+		return y - C
+	case y < -C:
+		return y + C
+	}
+	return 0
+}
+
+func clip(y, C float64) float64 { return math.Max(-C, math.Min(C, y)) }
+
+// Predict implements Learner: the score training would predict next,
+// clip(uᵀx̃, ±C), since the projection of Lemma 1 only clips uᵀx.
+func (s *SON) Predict(ex *Example) float64 {
+	s.resolve(ex, false)
+	p := len(s.st.Z)
+	wx := s.zx(p)
+	return ex.Initial + clip(wx+dot(s.b[:p], s.z[:p]), s.cfg.C)
+}
+
+// Learn implements Learner: one round of Alg. 1 in the split form.
+func (s *SON) Learn(ex *Example) float64 {
+	n := s.resolve(ex, true)
+	p := len(s.st.Z)
+	z := s.z[:p]
+	wx := s.zx(p)
+	oldsq := s.wbarSq()
+	s.folded = false
+	// P1: project onto |w·x̃| ≤ C in the A_{t−1} norm.
+	if tau := tauC(wx+dot(s.b[:p], z), s.cfg.C); tau != 0 && n > 0 {
+		s.project(tau, n, z)
+		wx = s.wbarDot()
+	}
+	// P2: predict.
+	pred := ex.Initial + wx + dot(s.b[:p], z)
+	h := ex.Weight
+	d := s.loss.Deriv(pred, ex.Label)
+	if !(h > 0) || math.IsNaN(pred) || math.IsInf(pred, 0) || math.IsNaN(d) || math.IsInf(d, 0) {
+		return pred
+	}
+	s.t++
+	// P3–P4: sketch ĝ = √h·√(σ+η)·ℓ'·x̃; importance h counts as h copies.
+	s.c = math.Sqrt(h) * s.scale() * d
+	s.st.C, s.st.N, s.st.Z = s.c, n, z
+	s.sk.Update(&s.st, s)
+	p = len(s.st.Z)
+	z = s.st.Z
+	s.sumG2 += s.c * s.c * n
+	// P5: u_{t+1} = w_t − A_t⁻¹g with g = h·ℓ'·x̃.
+	g := h * d
+	mz := s.mz[:p]
+	if alpha := s.sk.Alpha(); alpha > 0 {
+		rows := s.tab.Rows
+		f := g / alpha
+		for k, o := range s.offs {
+			rows[o] -= f * s.xt[k]
+		}
+		s.sk.MulM(mz, z)
+		for i, v := range mz {
+			s.b[i] += f * v
+		}
+	} else if p > 0 {
+		s.sk.MulPinv(mz, z)
+		for i, v := range mz {
+			s.b[i] -= g * v
+		}
+	}
+	if s.cfg.Diag {
+		// D_{t+1} = D_t + diag(g gᵀ) with the raw gradient (§6), h copies.
+		rows := s.tab.Rows
+		for k, o := range s.offs {
+			gx := d * ex.Val[k]
+			rows[o+s.dOff] += h * gx * gx
+		}
+	}
+	s.guard(oldsq)
+	return pred
+}
+
+// wbarSq returns Σ_{j∈I} w̄_j² over the example's features.
+func (s *SON) wbarSq() (v float64) {
+	rows := s.tab.Rows
+	for _, o := range s.offs {
+		v += rows[o] * rows[o]
+	}
+	return v
+}
+
+// guard updates ‖w̄‖² after an example (oldsq was Σ_I w̄_j² before it) and
+// folds when w̄ or Zᵀb has grown FoldRatio times past ‖w‖. Two effects make
+// this necessary (sketches.md §2, "Numerical fact"): w̄ and Zᵀb cancel along
+// the sketched directions, and b holds w's sketched part in the skewed
+// basis Z (cond K up to θ), so every rounding error is relative to ‖b‖·‖Z‖
+// rather than to ‖w‖. After a fold b restarts from zero.
+func (s *SON) guard(oldsq float64) {
+	if s.folded {
+		s.wsq += s.wbarSq() - s.wsqI
+	} else {
+		s.wsq += s.wbarSq() - oldsq
+	}
+	p := len(s.st.Z)
+	if p == 0 {
+		return
+	}
+	lim := s.cfg.FoldRatio * s.cfg.FoldRatio * s.w0sq
+	b := s.b[:p]
+	if s.wsq > lim || dot(b, b)*s.sk.ZNorm2() > lim {
+		s.Fold()
+	}
+}
+
+// project applies Lemma 1: w = u − τ/(xᵀA⁻¹x)·A⁻¹x, with A⁻¹ = α⁻¹(I − ZᵀMZ)
+// (the α > 0 branch of §2 P1), or the pseudo-inverse branch of §1.
+func (s *SON) project(tau, n float64, z []float64) {
+	p := len(z)
+	mz := s.mz[:p]
+	rows := s.tab.Rows
+	if alpha := s.sk.Alpha(); alpha > 0 || p == 0 {
+		if p > 0 {
+			s.sk.MulM(mz, z)
+		}
+		q := n - dot(z, mz)
+		if !(q > 0) {
+			return
+		}
+		gam := tau / q
+		for k, o := range s.offs {
+			rows[o] -= gam * s.xt[k]
+		}
+		for i, v := range mz {
+			s.b[i] += gam * v
+		}
+		return
+	}
+	// α = 0: r = x − Px with P = Zᵀ(F_LᵀF_L)Z.
+	s.sk.MulProj(mz, z)
+	r2 := n - dot(z, mz)
+	if r2 > pinvResidual*n {
+		gam := tau / r2
+		for k, o := range s.offs {
+			rows[o] -= gam * s.xt[k]
+		}
+		for i, v := range mz {
+			s.b[i] += gam * v
+		}
+		return
+	}
+	s.sk.MulPinv(mz, z)
+	q := dot(z, mz)
+	if !(q > 0) {
+		return
+	}
+	for i, v := range mz {
+		s.b[i] -= tau / q * v
+	}
+}
+
+// pinvResidual is ε_r of sketches.md §1: below it x counts as inside the
+// sketch's span.
+const pinvResidual = 1e-9
+
+// Weights implements Learner: w_j = (w̄_j + Z_jᵀb)/√D_j in the raw space.
+func (s *SON) Weights(fn func(slot uint32, w float64)) {
+	p := len(s.st.Z)
+	rows := s.tab.Rows
+	for r, k := range s.tab.Keys {
+		o := r * s.stride
+		w := rows[o] + dot(s.b[:p], rows[o+1:o+1+p])
+		if s.cfg.Diag {
+			w /= math.Sqrt(diag0 + rows[o+s.dOff])
+		}
+		fn(k, w)
+	}
+}
+
+// ZColumn returns a copy of Z's live entries for slot, or nil if the slot
+// has never been seen (diagnostics and tests).
+func (s *SON) ZColumn(slot uint32) []float64 {
+	r := s.tab.Find(slot)
+	if r < 0 {
+		return nil
+	}
+	o := r*s.stride + 1
+	return append([]float64(nil), s.tab.Rows[o:o+len(s.st.Z)]...)
+}
+
+// Seen is the number of distinct feature slots with state.
+func (s *SON) Seen() int { return s.tab.Len() }
+
+// Folds is the number of folds of Zᵀb into w̄ so far (re-basings included).
+func (s *SON) Folds() int { return s.folds }

@@ -1,0 +1,121 @@
+package sparse
+
+// The Host side of the SON core: the operations a sketch may ask for on Z,
+// each keeping w = w̄ + Zᵀb unchanged (sketches.md §2, P3) and keeping
+// st.Z = Z·x̃ current. Absorb and Append touch only the example's columns;
+// Fold and Transform are the rare dense steps and visit the rows of seen
+// features only.
+
+// Absorb applies Z ← Z + δĝᵀ, ĝ = c·x̃, with w̄_I −= ĝ_I·(δ·b) (Eq. 5's
+// −(Z_t − Z_{t−1})ᵀb term).
+func (s *SON) Absorb(delta []float64) {
+	p := len(s.st.Z)
+	delta = delta[:p]
+	c := s.c
+	cb := c * dot(delta, s.b[:p])
+	rows := s.tab.Rows
+	for k, o := range s.offs {
+		gx := c * s.xt[k]
+		rows[o] -= cb * s.xt[k]
+		col := rows[o+1 : o+1+p]
+		for i, v := range delta {
+			col[i] += v * gx
+		}
+	}
+	cn := c * s.st.N
+	for i, v := range delta {
+		s.st.Z[i] += v * cn
+	}
+}
+
+// Append adds ĝᵀ as row p of Z; b gains a zero, z gains ĝ·x̃ = c‖x̃‖².
+func (s *SON) Append() {
+	p := len(s.st.Z)
+	if p >= s.pmax {
+		panic("sparse: sketch appended beyond MaxRows")
+	}
+	rows := s.tab.Rows
+	for k, o := range s.offs {
+		rows[o+1+p] = s.c * s.xt[k]
+	}
+	s.b[p] = 0
+	s.st.Z = s.z[:p+1]
+	s.st.Z[p] = s.c * s.st.N
+}
+
+// Fold moves Zᵀb into w̄ and zeroes b. It also re-measures ‖w‖ = ‖w̄‖ for
+// the cancellation guard.
+func (s *SON) Fold() {
+	p := len(s.st.Z)
+	b := s.b[:p]
+	rows := s.tab.Rows
+	var sq float64
+	for o := 0; o < len(rows); o += s.stride {
+		rows[o] += dot(b, rows[o+1:o+1+p])
+		sq += rows[o] * rows[o]
+	}
+	clear(b)
+	s.wsq, s.w0sq = sq, sq
+	s.folded, s.wsqI = true, s.wbarSq()
+	s.folds++
+}
+
+// Transform replaces Z by T·Z (T rows×p) and optionally returns the new
+// Gram matrix ZZᵀ. Rows of Z at or beyond the new count are zeroed, which
+// Append relies on. b must be zero (Fold first).
+func (s *SON) Transform(T []float64, nr int, gram []float64) {
+	p := len(s.st.Z)
+	if nr > s.pmax || len(T) < nr*p {
+		panic("sparse: bad Transform shape")
+	}
+	for _, v := range s.b[:p] {
+		if v != 0 {
+			panic("sparse: Transform without Fold")
+		}
+	}
+	var tmp [64]float64
+	buf := tmp[:0]
+	if nr > len(tmp) {
+		buf = make([]float64, nr)
+	} else {
+		buf = tmp[:nr]
+	}
+	if gram != nil {
+		clear(gram[:nr*nr])
+	}
+	rows := s.tab.Rows
+	for o := 0; o < len(rows); o += s.stride {
+		col := rows[o+1 : o+1+s.pmax]
+		for i := range buf {
+			buf[i] = dot(T[i*p:i*p+p], col[:p])
+		}
+		copy(col, buf)
+		clear(col[nr:max(nr, p)])
+		if gram != nil {
+			for i, vi := range buf {
+				if vi == 0 {
+					continue
+				}
+				g := gram[i*nr : i*nr+nr]
+				for j := i; j < nr; j++ {
+					g[j] += vi * buf[j]
+				}
+			}
+		}
+	}
+	if gram != nil {
+		for i := 0; i < nr; i++ {
+			for j := 0; j < i; j++ {
+				gram[i*nr+j] = gram[j*nr+i]
+			}
+		}
+	}
+	s.st.Z = s.z[:nr]
+	clear(s.st.Z)
+	for k, o := range s.offs {
+		col := rows[o+1 : o+1+nr]
+		for i := range s.st.Z {
+			s.st.Z[i] += col[i] * s.xt[k]
+		}
+	}
+}
