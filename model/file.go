@@ -44,37 +44,8 @@ func Save(path string, opts Options, body func(*Writer) error) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	w := newWriter(tmp)
-	w.raw(magic[:])
-	w.Uint32(Version)
-	keys := make([]string, 0, len(opts))
-	for k := range opts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var hdr strings.Builder
-	for _, k := range keys {
-		if strings.ContainsAny(k, "=\n") || strings.Contains(opts[k], "\n") {
-			return fmt.Errorf("save model %s: bad option %q", path, k)
-		}
-		fmt.Fprintf(&hdr, "%s=%s\n", k, opts[k])
-	}
-	w.String(hdr.String())
-	if err := body(w); err != nil {
+	if err := Encode(tmp, opts, body); err != nil {
 		return fmt.Errorf("save model %s: %w", path, err)
-	}
-	w.raw(trailer[:])
-	sum := w.crc.Sum32()
-	var b [4]byte
-	binary.LittleEndian.PutUint32(b[:], sum)
-	if _, err := w.bw.Write(b[:]); err != nil && w.err == nil {
-		w.err = err
-	}
-	if w.err == nil {
-		w.err = w.bw.Flush()
-	}
-	if w.err != nil {
-		return fmt.Errorf("save model %s: %w", path, w.err)
 	}
 	if err := tmp.Sync(); err != nil {
 		return fmt.Errorf("save model %s: %w", path, err)
@@ -86,6 +57,39 @@ func Save(path string, opts Options, body func(*Writer) error) (err error) {
 		return fmt.Errorf("save model %s: %w", path, err)
 	}
 	return nil
+}
+
+// Encode writes a whole model file to out.
+func Encode(out io.Writer, opts Options, body func(*Writer) error) error {
+	w := newWriter(out)
+	w.raw(magic[:])
+	w.Uint32(Version)
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var hdr strings.Builder
+	for _, k := range keys {
+		if k == "" || strings.ContainsAny(k, "=\n") || strings.Contains(opts[k], "\n") {
+			return fmt.Errorf("bad model option %q", k)
+		}
+		fmt.Fprintf(&hdr, "%s=%s\n", k, opts[k])
+	}
+	w.String(hdr.String())
+	if err := body(w); err != nil {
+		return err
+	}
+	w.raw(trailer[:])
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], w.crc.Sum32())
+	if _, err := w.bw.Write(b[:]); err != nil && w.err == nil {
+		w.err = err
+	}
+	if w.err == nil {
+		w.err = w.bw.Flush()
+	}
+	return w.err
 }
 
 // Load reads and verifies a model file; the returned Reader yields the body.

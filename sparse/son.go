@@ -3,6 +3,7 @@ package sparse
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/sparseson/sparseson/loss"
@@ -368,3 +369,9 @@ func (s *SON) Seen() int { return s.tab.Len() }
 
 // Folds is the number of folds of Zᵀb into w̄ so far (re-basings included).
 func (s *SON) Folds() int { return s.folds }
+
+// Report implements Reporter: the sketch's report plus the core's counts.
+func (s *SON) Report(w io.Writer) {
+	s.sk.Report(w, s.sumG2)
+	fmt.Fprintf(w, "folds of Zᵀb into w̄ = %d, features with state = %d\n", s.folds, s.tab.Len())
+}

@@ -1,0 +1,413 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/sparseson/sparseson/hashing"
+	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/parser"
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// maxWarnings malformed lines are shown individually; the rest are counted.
+const maxWarnings = 10
+
+// driver runs the passes over the data and accounts every example.
+type driver struct {
+	cfg    *config
+	stdin  io.Reader
+	stderr io.Writer
+
+	fam     *family
+	opts    model.Options
+	hash    hashing.Config
+	loss    loss.Loss
+	learner sparse.Learner
+	rep     *reporter
+	preds   *predWriter
+
+	binary, logisticLink bool
+	labelMin, labelMax   float64
+	skipped              int64
+	seen                 int64 // valid examples read in the first pass
+	warned               int
+	warnedLabel          bool
+}
+
+func (d *driver) run() error {
+	c := d.cfg
+	if err := d.setup(); err != nil {
+		return err
+	}
+	inputs := c.data
+	if len(inputs) == 0 {
+		inputs = []string{"-"}
+	}
+	cachePath, err := d.cachePath(inputs)
+	if err != nil {
+		return err
+	}
+	holdoutOn := c.passes > 1 && !c.holdoutOff && !c.testOnly
+	add, factor, _ := c.progressSchedule()
+	d.rep = newReporter(d.stderr, c.quiet, add, factor, holdoutOn)
+	if c.predictions != "" {
+		if d.preds, err = newPredWriter(c.predictions); err != nil {
+			return err
+		}
+		defer d.preds.close()
+	}
+	d.printHeader(inputs, cachePath)
+
+	var snapshot []byte
+	passes, noWin := 0, 0
+	for pass := 0; pass < c.passes; pass++ {
+		if err := d.runPass(pass, inputs, cachePath, holdoutOn); err != nil {
+			return err
+		}
+		passes++
+		if pass == 0 && d.seen == 0 {
+			return fmt.Errorf("no valid examples in the input (%d malformed lines skipped)", d.skipped)
+		}
+		improved, measured := d.rep.endPass()
+		if improved && c.passes > 1 {
+			var buf bytes.Buffer
+			if err := model.Encode(&buf, d.modelOptions(), d.learner.Save); err != nil {
+				return fmt.Errorf("snapshot the best pass: %w", err)
+			}
+			snapshot = buf.Bytes()
+			noWin = 0
+		} else if measured {
+			if noWin++; noWin >= c.earlyTerminate {
+				break
+			}
+		}
+	}
+	if snapshot != nil && d.rep.bestPass != passes-1 {
+		// As VW: with a holdout set the model kept is the best pass's.
+		_, r, err := model.Parse(snapshot)
+		if err == nil {
+			d.learner, err = d.fam.build(d.opts, d.loss, r)
+		}
+		if err != nil {
+			return fmt.Errorf("restore the best pass: %w", err)
+		}
+	}
+	if d.preds != nil {
+		if err := d.preds.close(); err != nil {
+			return err
+		}
+	}
+	if c.final != "" {
+		if err := model.Save(c.final, d.modelOptions(), d.learner.Save); err != nil {
+			return err
+		}
+	}
+	if c.readable != "" {
+		if err := writeReadable(c.readable, d.modelOptions(), d.learner); err != nil {
+			return err
+		}
+	}
+	d.rep.summary(d.loss, passes, d.skipped)
+	if rp, ok := d.learner.(sparse.Reporter); ok && c.sketchReport {
+		rp.Report(d.stderr)
+	}
+	return nil
+}
+
+// setup decides the model options (from -i or the flags) and builds the
+// loss and the learner.
+func (d *driver) setup() error {
+	c := d.cfg
+	var err error
+	if d.fam, err = chooseFamily(c); err != nil {
+		return err
+	}
+	var r *model.Reader
+	if c.initial != "" {
+		stored, rd, err := model.Load(c.initial)
+		if err != nil {
+			return err
+		}
+		fam := families[stored["learner"]]
+		if fam == nil {
+			return fmt.Errorf("load model %s: unknown learner %q", c.initial, stored["learner"])
+		}
+		if d.fam != fam && d.fam != defaultFamily {
+			return fmt.Errorf("the model in %s is a %s learner; the command line asks for %s", c.initial, fam.name, d.fam.name)
+		}
+		d.fam = fam
+		if d.opts, err = mergeModelOptions(c, fam, stored); err != nil {
+			return err
+		}
+		r = rd
+	} else {
+		d.opts = sharedOptions(c)
+		for k, v := range d.fam.options(c) {
+			d.opts[k] = v
+		}
+		d.opts["learner"] = d.fam.name
+	}
+	if d.hash, err = hashConfig(d.opts); err != nil {
+		return err
+	}
+	if d.loss, err = newLoss(d.opts); err != nil {
+		return err
+	}
+	if _, ok := d.opts["label_min"]; ok {
+		var p optParser
+		d.labelMin, d.labelMax = p.float(d.opts, "label_min"), p.float(d.opts, "label_max")
+		if p.err != nil {
+			return p.err
+		}
+	}
+	d.binary = d.opts["binary"] == "true"
+	d.logisticLink = d.opts["link"] == "logistic"
+	if d.learner, err = d.fam.build(d.opts, d.loss, r); err != nil {
+		if c.initial != "" {
+			return fmt.Errorf("load model %s: %w", c.initial, err)
+		}
+		return err
+	}
+	return nil
+}
+
+// modelOptions are the options saved with the model, including the label
+// range that clips predictions.
+func (d *driver) modelOptions() model.Options {
+	o := model.Options{}
+	for k, v := range d.opts {
+		o[k] = v
+	}
+	o["label_min"], o["label_max"] = fmtFloat(d.labelMin), fmtFloat(d.labelMax)
+	return o
+}
+
+func (d *driver) cachePath(inputs []string) (string, error) {
+	c := d.cfg
+	path := c.cacheFile
+	if path == "" && c.cache {
+		if inputs[0] == "-" {
+			return "", errors.New("-c names the cache after the first data file; with stdin, give --cache_file FILE")
+		}
+		path = inputs[0] + ".cache"
+	}
+	if c.passes > 1 && path == "" {
+		return "", errors.New("--passes > 1 needs an example cache: add -c or --cache_file FILE")
+	}
+	return path, nil
+}
+
+// fingerprint identifies what a cache holds: how examples were hashed and
+// parsed, and which inputs (name, size, modification time) they came from,
+// so a cache is never silently reused for changed data.
+func (d *driver) fingerprint(inputs []string) (fp string, reusable bool) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s|format=%s", d.hash.Fingerprint(), d.cfg.format)
+	reusable = true
+	for _, in := range inputs {
+		st, err := os.Stat(in)
+		if in == "-" || err != nil || !st.Mode().IsRegular() {
+			reusable = false
+			fmt.Fprintf(&b, "|%s", in)
+			continue
+		}
+		fmt.Fprintf(&b, "|%s:%d:%d", in, st.Size(), st.ModTime().UnixNano())
+	}
+	return b.String(), reusable
+}
+
+// openPass returns the source of a pass and, when the first pass reads
+// text for a cache, the cache writer.
+func (d *driver) openPass(pass int, inputs []string, cachePath string) (parser.Source, *parser.CacheWriter, error) {
+	format, err := parser.ParseFormat(d.cfg.format)
+	if err != nil {
+		return nil, nil, err
+	}
+	popts := parser.Options{Format: format, Hash: d.hash, Stdin: d.stdin}
+	if cachePath == "" {
+		src, err := parser.Open(inputs, popts)
+		return src, nil, err
+	}
+	fp, reusable := d.fingerprint(inputs)
+	if pass > 0 || (reusable && !d.cfg.killCache) {
+		src, err := parser.OpenCache(cachePath, fp, popts)
+		if err == nil {
+			return src, nil, nil
+		}
+		if pass > 0 {
+			return nil, nil, err
+		}
+		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, parser.ErrCacheStale) {
+			fmt.Fprintf(d.stderr, "sparseson: warning: %v; rebuilding the cache\n", err)
+		}
+	}
+	cw, err := parser.CreateCache(cachePath, fp)
+	if err != nil {
+		return nil, nil, err
+	}
+	src, err := parser.Open(inputs, popts)
+	if err != nil {
+		cw.Abort()
+		return nil, nil, err
+	}
+	return src, cw, nil
+}
+
+func (d *driver) runPass(pass int, inputs []string, cachePath string, holdoutOn bool) (err error) {
+	src, cw, err := d.openPass(pass, inputs, cachePath)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := src.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+		if cw != nil {
+			if err == nil {
+				err = cw.Commit()
+			} else {
+				cw.Abort()
+			}
+		}
+	}()
+	period := int64(d.cfg.holdoutPeriod)
+	var counter int64
+	for {
+		b, err := src.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		e := 0
+		for k := range b.Examples {
+			for ; e < len(b.Errors) && b.ErrorAt[e] <= k; e++ {
+				if err := d.badLine(&b.Errors[e]); err != nil {
+					return err
+				}
+			}
+			ex := &b.Examples[k]
+			if cw != nil {
+				if err := cw.Add(ex); err != nil {
+					return err
+				}
+			}
+			counter++
+			d.process(ex, holdoutOn && counter%period == 0)
+		}
+		for ; e < len(b.Errors); e++ {
+			if err := d.badLine(&b.Errors[e]); err != nil {
+				return err
+			}
+		}
+		src.Release(b)
+	}
+}
+
+func (d *driver) badLine(pe *parser.ParseError) error {
+	d.skipped++
+	if d.cfg.strict {
+		return fmt.Errorf("%v (stopping: --strict)", pe)
+	}
+	if d.warned < maxWarnings {
+		d.warned++
+		fmt.Fprintf(d.stderr, "sparseson: warning: %v; line skipped\n", pe)
+		if d.warned == maxWarnings {
+			fmt.Fprintln(d.stderr, "sparseson: warning: further malformed lines are skipped and counted without a message")
+		}
+	}
+	return nil
+}
+
+// process predicts (and learns from) one example and accounts it.
+func (d *driver) process(ex *sparse.Example, holdout bool) {
+	d.seen++
+	train := ex.HasLabel && !holdout && !d.cfg.testOnly
+	var p float64
+	if train {
+		p = d.learner.Learn(ex)
+	} else {
+		p = d.learner.Predict(ex)
+	}
+	if math.IsNaN(p) {
+		p = 0
+	}
+	p = d.loss.Clamp(p)
+	out, lv := p, 0.0
+	if d.binary {
+		out = -1
+		if p > 0 {
+			out = 1
+		}
+		if ex.HasLabel && out != ex.Label {
+			lv = ex.Weight
+		}
+	} else {
+		if ex.HasLabel {
+			lv = d.loss.Value(p, ex.Label) * ex.Weight
+		}
+		if d.logisticLink {
+			out = 1 / (1 + math.Exp(-p))
+		}
+	}
+	if train {
+		d.loss.Observe(ex.Label)
+		d.labelMin, d.labelMax = math.Min(d.labelMin, ex.Label), math.Max(d.labelMax, ex.Label)
+		if !d.warnedLabel && (d.binary || d.loss.Name() == "logistic" || d.loss.Name() == "hinge") && ex.Label != 1 && ex.Label != -1 {
+			d.warnedLabel = true
+			fmt.Fprintf(d.stderr, "sparseson: warning: label %v is not -1 or 1 as %s expects\n", ex.Label, d.lossLabel())
+		}
+	}
+	d.rep.example(holdout, ex.HasLabel, lv, ex.Weight, ex.Label, out, len(ex.Idx))
+	if d.preds != nil {
+		d.preds.write(out, ex.Tag)
+	}
+}
+
+func (d *driver) lossLabel() string {
+	if d.binary {
+		return "--binary"
+	}
+	return "--loss_function " + d.loss.Name()
+}
+
+func (d *driver) printHeader(inputs []string, cachePath string) {
+	if d.cfg.quiet {
+		return
+	}
+	w := d.stderr
+	if d.cfg.final != "" {
+		fmt.Fprintf(w, "final_regressor = %s\n", d.cfg.final)
+	}
+	if d.cfg.initial != "" {
+		fmt.Fprintf(w, "initial_regressor = %s\n", d.cfg.initial)
+	}
+	fmt.Fprintf(w, "Num weight bits = %s\n", d.opts["bits"])
+	for _, line := range d.fam.describe(d.opts) {
+		fmt.Fprintln(w, line)
+	}
+	if cachePath == "" {
+		fmt.Fprintln(w, "using no cache")
+	} else {
+		fmt.Fprintf(w, "using cache_file = %s\n", cachePath)
+	}
+	names := make([]string, len(inputs))
+	for i, in := range inputs {
+		names[i] = in
+		if in == "-" {
+			names[i] = "stdin"
+		}
+	}
+	fmt.Fprintf(w, "Reading datafile = %s\n", strings.Join(names, ", "))
+	fmt.Fprintf(w, "num sources = %d\n", len(inputs))
+	fmt.Fprintf(w, "loss function = %s\n", d.loss.Name())
+	d.rep.header()
+}

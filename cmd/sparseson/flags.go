@@ -1,0 +1,263 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+var errHelp = errors.New("help requested")
+
+// version is set by the release build; development builds say "dev".
+var version = "dev"
+
+// config is everything the command line says.
+type config struct {
+	data        []string
+	final       string // -f
+	initial     string // -i
+	testOnly    bool
+	predictions string
+	readable    string
+	quiet       bool
+	progress    string
+	strict      bool
+	format      string
+	profile     string
+	seed        uint64
+
+	// hashing (model-shaping)
+	bits         int
+	quadratic    []string
+	cubic        []string
+	interactions []string
+	ignore       []string
+	keep         []string
+	noConstant   bool
+	hash         string
+
+	// passes
+	passes         int
+	cache          bool
+	cacheFile      string
+	killCache      bool
+	holdoutOff     bool
+	holdoutPeriod  int
+	earlyTerminate int
+
+	// loss and output
+	lossName string
+	tau      float64
+	binary   bool
+	link     string
+
+	// first-order learner
+	eta        float64
+	powerT     float64
+	initialT   float64
+	l2         float64
+	sgd        bool
+	adaptive   bool
+	normalized bool
+
+	// sketched second-order learners (SON)
+	sketchSize   int
+	oja          bool
+	alpha        float64
+	alphaInverse float64
+	projection   float64
+	sigma        float64
+	eta0         float64
+	sketchScale  float64
+	ojaRate      float64
+	diag         bool
+	sketchReport bool
+
+	changed func(name string) bool
+}
+
+// flagGroups orders the --help output.
+var flagGroups = []struct {
+	title string
+	names []string
+}{
+	{"Input and output", []string{"data", "format", "testonly", "initial_regressor", "final_regressor", "predictions", "readable_model", "quiet", "progress", "strict", "profile", "help", "version"}},
+	{"Hashing", []string{"bit_precision", "quadratic", "cubic", "interactions", "ignore", "keep", "noconstant", "hash"}},
+	{"Passes", []string{"passes", "cache", "cache_file", "kill_cache", "holdout_off", "holdout_period", "early_terminate", "random_seed"}},
+	{"Loss and prediction", []string{"loss_function", "quantile_tau", "binary", "link"}},
+	{"First-order learner (default: AdaGrad)", []string{"learning_rate", "power_t", "initial_t", "l2", "sgd", "adaptive", "normalized"}},
+	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "sketch_scale", "oja_rate", "diag", "sketch_report"}},
+}
+
+func parseFlags(args []string, stdout io.Writer) (*config, error) {
+	c := &config{}
+	fs := pflag.NewFlagSet("sparseson", pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.SetOutput(io.Discard)
+	help := fs.BoolP("help", "h", false, "print this help and exit")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+
+	fs.StringArrayVarP(&c.data, "data", "d", nil, "input file (repeatable; '-' = stdin); also positional arguments; none = stdin")
+	fs.StringVar(&c.format, "format", "auto", "input format: auto, vw or libsvm (auto sniffs each input's first line)")
+	fs.BoolVarP(&c.testOnly, "testonly", "t", false, "ignore labels for learning: predict only")
+	fs.StringVarP(&c.initial, "initial_regressor", "i", "", "load the model from this file")
+	fs.StringVarP(&c.final, "final_regressor", "f", "", "save the model to this file (atomically)")
+	fs.StringVarP(&c.predictions, "predictions", "p", "", "write one prediction per example to this file ('-' or /dev/stdout for stdout)")
+	fs.StringVar(&c.readable, "readable_model", "", "write the model as text (slot:weight) to this file")
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress table or summary on stderr")
+	fs.StringVarP(&c.progress, "progress", "P", "2.0", "progress table schedule: an integer adds, a number with '.' multiplies")
+	fs.BoolVar(&c.strict, "strict", false, "stop at the first malformed line instead of skipping it")
+	fs.StringVar(&c.profile, "profile", "", "write a cpu or mem profile (cpu.pprof / mem.pprof) to the current directory")
+
+	fs.IntVarP(&c.bits, "bit_precision", "b", 18, "hash space of 2^b feature slots (1..30)")
+	fs.StringArrayVarP(&c.quadratic, "quadratic", "q", nil, "pair the namespaces starting with these two characters (':' = any), repeatable")
+	fs.StringArrayVar(&c.cubic, "cubic", nil, "triple interaction of namespaces, repeatable")
+	fs.StringArrayVar(&c.interactions, "interactions", nil, "interaction of any order, e.g. abc, repeatable")
+	fs.StringArrayVar(&c.ignore, "ignore", nil, "drop the namespaces starting with these characters")
+	fs.StringArrayVar(&c.keep, "keep", nil, "keep only the namespaces starting with these characters")
+	fs.BoolVar(&c.noConstant, "noconstant", false, "do not add the constant feature")
+	fs.StringVar(&c.hash, "hash", "strings", "strings: all-digit names are their own hash (VW's default); all: hash every name")
+
+	fs.IntVar(&c.passes, "passes", 1, "number of passes over the data (needs a cache: -c or --cache_file)")
+	fs.BoolVarP(&c.cache, "cache", "c", false, "use a binary example cache named after the first data file (+ .cache)")
+	fs.StringVar(&c.cacheFile, "cache_file", "", "use this binary example cache")
+	fs.BoolVarP(&c.killCache, "kill_cache", "k", false, "rebuild the cache even if a valid one exists")
+	fs.BoolVar(&c.holdoutOff, "holdout_off", false, "with --passes > 1, train on every example (no holdout)")
+	fs.IntVar(&c.holdoutPeriod, "holdout_period", 10, "with --passes > 1, hold out every N-th example")
+	fs.IntVar(&c.earlyTerminate, "early_terminate", 3, "stop after N passes without holdout improvement")
+	fs.Uint64Var(&c.seed, "random_seed", 0, "seed for every random choice (results are deterministic per seed)")
+
+	fs.StringVar(&c.lossName, "loss_function", "squared", "squared, logistic, hinge or quantile")
+	fs.Float64Var(&c.tau, "quantile_tau", 0.5, "τ of the quantile loss")
+	fs.BoolVar(&c.binary, "binary", false, "report sign(prediction) as ±1 and 0/1 loss")
+	fs.StringVar(&c.link, "link", "identity", "prediction link: identity or logistic")
+
+	fs.Float64VarP(&c.eta, "learning_rate", "l", 0.5, "learning rate")
+	fs.Float64Var(&c.powerT, "power_t", 0.5, "learning-rate decay exponent")
+	fs.Float64Var(&c.initialT, "initial_t", 0, "initial value of the time counter")
+	fs.Float64Var(&c.l2, "l2", 0, "L2 regularization")
+	fs.BoolVar(&c.sgd, "sgd", false, "plain online gradient descent (no adaptive or normalized rates)")
+	fs.BoolVar(&c.adaptive, "adaptive", false, "per-feature AdaGrad rates")
+	fs.BoolVar(&c.normalized, "normalized", false, "per-feature scale-invariant updates")
+
+	fs.IntVarP(&c.sketchSize, "sketch_size", "m", 10, "sketch size m of a SON learner (0 = no sketch: the scale-invariant first-order step); -m alone selects Oja-SON")
+	fs.BoolVar(&c.oja, "oja", false, "Oja-SON: sketch with Oja's algorithm (seed 004 Alg. 3–5)")
+	fs.Float64Var(&c.alpha, "alpha", defaultAlpha, "α of A_t = αI + SᵀS; 1/α is SON's step size")
+	fs.Float64Var(&c.alphaInverse, "alpha_inverse", 0, "set α = 1/value (VW's OjaNewton option)")
+	fs.Float64Var(&c.projection, "projection", defaultProjection, "C: project w onto |w·x| ≤ C before predicting (Lemma 1); inf turns it off")
+	fs.Float64Var(&c.sigma, "sigma", -1, "σ of the to-sketch scale √(σ+η_t) (default: 1/(8C²) for squared loss with finite C, else 0)")
+	fs.Float64Var(&c.eta0, "eta0", defaultEta0, "η_t = eta0/√t in the to-sketch scale √(σ+η_t)")
+	fs.Float64Var(&c.sketchScale, "sketch_scale", 0, "use this constant instead of √(σ+η_t) (VW's OjaNewton uses 0.5)")
+	fs.Float64Var(&c.ojaRate, "oja_rate", 1, "Oja step Γ_t = min(rate/t, 1) (the paper's 1/t is 1; VW uses 2)")
+	fs.BoolVar(&c.diag, "diag", false, "diagonal pre-scaling: sketch D^{-1/2}x with D = 0.1 + Σ g² (seed 004 §5.2)")
+	fs.BoolVar(&c.sketchReport, "sketch_report", false, "print the sketch's eigenvalue estimates and the share of Σ‖ĝ‖² they capture")
+
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if *help {
+		printUsage(stdout, fs)
+		return nil, errHelp
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, "sparseson", version)
+		return nil, errHelp
+	}
+	c.data = append(c.data, fs.Args()...)
+	c.changed = func(name string) bool { f := fs.Lookup(name); return f != nil && f.Changed }
+	return c, c.validate()
+}
+
+func (c *config) validate() error {
+	switch {
+	case c.bits < 1 || c.bits > 30:
+		return fmt.Errorf("-b %d: must be in 1..30", c.bits)
+	case c.passes < 1:
+		return fmt.Errorf("--passes %d: must be ≥ 1", c.passes)
+	case c.holdoutPeriod < 1:
+		return fmt.Errorf("--holdout_period %d: must be ≥ 1", c.holdoutPeriod)
+	case c.earlyTerminate < 1:
+		return fmt.Errorf("--early_terminate %d: must be ≥ 1", c.earlyTerminate)
+	case c.link != "identity" && c.link != "logistic":
+		return fmt.Errorf("--link %q: want identity or logistic", c.link)
+	case c.hash != "strings" && c.hash != "all":
+		return fmt.Errorf("--hash %q: want strings or all", c.hash)
+	case c.format != "auto" && c.format != "vw" && c.format != "libsvm":
+		return fmt.Errorf("--format %q: want auto, vw or libsvm", c.format)
+	case c.profile != "" && c.profile != "cpu" && c.profile != "mem":
+		return fmt.Errorf("--profile %q: want cpu or mem", c.profile)
+	case c.sgd && (c.adaptive || c.normalized):
+		return errors.New("--sgd excludes --adaptive and --normalized")
+	case c.sketchSize < 0 || c.sketchSize > 64:
+		return fmt.Errorf("-m %d: must be in 0..64", c.sketchSize)
+	case !(c.alpha > 0) || math.IsInf(c.alpha, 0):
+		return fmt.Errorf("--alpha %v: must be positive and finite", c.alpha)
+	case c.alphaInverse < 0 || math.IsInf(c.alphaInverse, 0) || math.IsNaN(c.alphaInverse):
+		return fmt.Errorf("--alpha_inverse %v: must be positive", c.alphaInverse)
+	case !(c.projection > 0):
+		return fmt.Errorf("--projection %v: must be positive (or inf)", c.projection)
+	case c.eta0 < 0 || math.IsInf(c.eta0, 0) || math.IsNaN(c.eta0):
+		return fmt.Errorf("--eta0 %v: must be ≥ 0", c.eta0)
+	case c.sketchScale < 0 || math.IsInf(c.sketchScale, 0) || math.IsNaN(c.sketchScale):
+		return fmt.Errorf("--sketch_scale %v: must be ≥ 0", c.sketchScale)
+	case !(c.ojaRate > 0) || math.IsInf(c.ojaRate, 0):
+		return fmt.Errorf("--oja_rate %v: must be positive", c.ojaRate)
+	}
+	if c.sigma != -1 && (c.sigma < 0 || math.IsInf(c.sigma, 0) || math.IsNaN(c.sigma)) {
+		return fmt.Errorf("--sigma %v: must be ≥ 0", c.sigma)
+	}
+	if _, _, err := c.progressSchedule(); err != nil {
+		return err
+	}
+	for _, q := range c.quadratic {
+		if len(q) != 2 {
+			return fmt.Errorf("-q %q: want two namespace characters", q)
+		}
+	}
+	for _, q := range c.cubic {
+		if len(q) != 3 {
+			return fmt.Errorf("--cubic %q: want three namespace characters", q)
+		}
+	}
+	for _, q := range c.interactions {
+		if len(q) < 2 {
+			return fmt.Errorf("--interactions %q: want at least two namespace characters", q)
+		}
+	}
+	return nil
+}
+
+// progressSchedule decodes -P: VW reads an integer as "every N examples"
+// and a number with a decimal point as "multiply by".
+func (c *config) progressSchedule() (add bool, v float64, err error) {
+	v, err = strconv.ParseFloat(c.progress, 64)
+	if err != nil || !(v > 0) {
+		return false, 0, fmt.Errorf("-P %q: want a positive number", c.progress)
+	}
+	add = !strings.ContainsAny(c.progress, ".eE")
+	if !add && v <= 1 {
+		return false, 0, fmt.Errorf("-P %q: a multiplicative schedule needs a factor > 1", c.progress)
+	}
+	return add, v, nil
+}
+
+func printUsage(w io.Writer, fs *pflag.FlagSet) {
+	fmt.Fprintln(w, "Usage: sparseson [options] [data files]")
+	fmt.Fprintln(w, "Online learning on sparse, hashed features with VW's command line and progress output.")
+	fmt.Fprintln(w, "Reads VW or LIBSVM text, plain, gzip or zstd, from files or stdin.")
+	for _, g := range flagGroups {
+		sub := pflag.NewFlagSet(g.title, pflag.ContinueOnError)
+		sub.SortFlags = false
+		for _, n := range g.names {
+			if f := fs.Lookup(n); f != nil {
+				sub.AddFlag(f)
+			}
+		}
+		fmt.Fprintf(w, "\n%s:\n%s", g.title, sub.FlagUsages())
+	}
+}

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sparseson/sparseson/gd"
+	"github.com/sparseson/sparseson/hashing"
+	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// A model's shape is a set of options stored in its header. The shared keys
+// fix how examples are hashed and scored; a learner family adds its own.
+// When a model is loaded, its options win; an option given explicitly on
+// the command line that contradicts the model is an error (-b 20 with a
+// model trained at -b 18 cannot work), except output options (--binary,
+// --link) and the rate options a family lists as tunable, which the
+// command line may change.
+var sharedKeys = []struct{ key, flag string }{
+	{"bits", "bit_precision"},
+	{"hash", "hash"},
+	{"interactions", ""}, // from -q, --cubic, --interactions
+	{"ignore", "ignore"},
+	{"keep", "keep"},
+	{"noconstant", "noconstant"},
+	{"loss", "loss_function"},
+	{"quantile_tau", "quantile_tau"},
+}
+
+// outputKeys only change how predictions are reported.
+var outputKeys = map[string]string{"link": "link", "binary": "binary"}
+
+// family is one kind of learner.
+type family struct {
+	name string
+	// options returns the family's model options from the command line.
+	options func(c *config) model.Options
+	// tunable lists option keys (and their flags) that a resumed run may change.
+	tunable map[string]string
+	// build makes a learner from options; r is nil for a new model.
+	build func(o model.Options, l loss.Loss, r *model.Reader) (sparse.Learner, error)
+	// describe returns the lines printed under the run header.
+	describe func(o model.Options) []string
+}
+
+var families = map[string]*family{"gd": gdFamily, "son": sonFamily}
+
+// defaultFamily is used when no learner flag is given.
+var defaultFamily = gdFamily
+
+// chooseFamily picks the learner family the flags ask for.
+func chooseFamily(c *config) (*family, error) {
+	son, _, err := sonSelected(c)
+	if err != nil {
+		return nil, err
+	}
+	if son {
+		return sonFamily, nil
+	}
+	return defaultFamily, nil
+}
+
+var gdFamily = &family{
+	name: "gd",
+	options: func(c *config) model.Options {
+		adaptive, normalized := c.adaptive, c.normalized
+		if !c.sgd && !c.adaptive && !c.normalized {
+			adaptive, normalized = defaultAdaptive, defaultNormalized
+		}
+		return model.Options{
+			"adaptive": fmtBool(adaptive), "normalized": fmtBool(normalized),
+			"learning_rate": fmtFloat(c.eta), "power_t": fmtFloat(c.powerT),
+			"initial_t": fmtFloat(c.initialT), "l2": fmtFloat(c.l2),
+		}
+	},
+	tunable: map[string]string{"learning_rate": "learning_rate", "power_t": "power_t", "initial_t": "initial_t", "l2": "l2"},
+	build: func(o model.Options, l loss.Loss, r *model.Reader) (sparse.Learner, error) {
+		var p optParser
+		cfg := gd.Config{
+			Bits:       uint(p.int(o, "bits")),
+			Adaptive:   p.bool(o, "adaptive"),
+			Normalized: p.bool(o, "normalized"),
+			Eta:        p.float(o, "learning_rate"),
+			PowerT:     p.float(o, "power_t"),
+			InitialT:   p.float(o, "initial_t"),
+			L2:         p.float(o, "l2"),
+		}
+		if p.err != nil {
+			return nil, p.err
+		}
+		if r == nil {
+			return gd.New(cfg, l)
+		}
+		return gd.Load(r, cfg, l)
+	},
+	describe: func(o model.Options) []string {
+		kind := "online gradient descent"
+		switch {
+		case o["adaptive"] == "true" && o["normalized"] == "true":
+			kind = "AdaGrad, normalized"
+		case o["adaptive"] == "true":
+			kind = "AdaGrad"
+		case o["normalized"] == "true":
+			kind = "normalized gradient descent"
+		}
+		return []string{
+			"learner = " + kind,
+			"learning rate = " + o["learning_rate"],
+			"initial_t = " + o["initial_t"],
+			"power_t = " + o["power_t"],
+		}
+	},
+}
+
+// The default first-order update when none of --sgd, --adaptive and
+// --normalized is given.
+const defaultAdaptive, defaultNormalized = true, true
+
+// sharedOptions returns the shared model options from the command line.
+func sharedOptions(c *config) model.Options {
+	var inter []string
+	inter = append(inter, c.quadratic...)
+	inter = append(inter, c.cubic...)
+	inter = append(inter, c.interactions...)
+	return model.Options{
+		"bits":         strconv.Itoa(c.bits),
+		"hash":         c.hash,
+		"interactions": strings.Join(inter, ","),
+		"ignore":       strings.Join(c.ignore, ""),
+		"keep":         strings.Join(c.keep, ""),
+		"noconstant":   fmtBool(c.noConstant),
+		"loss":         c.lossName,
+		"quantile_tau": fmtFloat(c.tau),
+		"link":         c.link,
+		"binary":       fmtBool(c.binary),
+	}
+}
+
+// mergeModelOptions checks the command line against a loaded model's
+// options and returns the options to run with.
+func mergeModelOptions(c *config, fam *family, stored model.Options) (model.Options, error) {
+	fromFlags := sharedOptions(c)
+	for k, v := range fam.options(c) {
+		fromFlags[k] = v
+	}
+	out := model.Options{}
+	for k, v := range stored {
+		out[k] = v
+	}
+	for _, s := range sharedKeys {
+		explicit := s.flag != "" && c.changed(s.flag)
+		if s.key == "interactions" {
+			explicit = c.changed("quadratic") || c.changed("cubic") || c.changed("interactions")
+		}
+		if s.key == "quantile_tau" && stored["loss"] != "quantile" {
+			continue
+		}
+		if explicit && fromFlags[s.key] != stored[s.key] {
+			return nil, fmt.Errorf("the model was trained with %s=%q but the command line asks for %q; drop the option or train a new model", s.key, stored[s.key], fromFlags[s.key])
+		}
+	}
+	for _, keys := range []map[string]string{fam.tunable, outputKeys} {
+		for key, flag := range keys {
+			if c.changed(flag) {
+				out[key] = fromFlags[key]
+			}
+		}
+	}
+	return out, nil
+}
+
+// hashConfig returns the hashing configuration of a model.
+func hashConfig(o model.Options) (hashing.Config, error) {
+	var p optParser
+	h := hashing.Config{
+		Bits:       uint(p.int(o, "bits")),
+		NoConstant: p.bool(o, "noconstant"),
+		HashAll:    o["hash"] == "all",
+		Ignore:     o["ignore"],
+		Keep:       o["keep"],
+	}
+	if o["interactions"] != "" {
+		h.Interactions = strings.Split(o["interactions"], ",")
+	}
+	if p.err != nil {
+		return h, p.err
+	}
+	return h, h.Validate()
+}
+
+// newLoss builds the loss of a model, with its saved label range.
+func newLoss(o model.Options) (loss.Loss, error) {
+	var p optParser
+	tau := 0.5
+	if o["loss"] == "quantile" {
+		tau = p.float(o, "quantile_tau")
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+	l, err := loss.New(o["loss"], tau)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := o["label_min"]; ok {
+		l.Observe(p.float(o, "label_min"))
+		l.Observe(p.float(o, "label_max"))
+	}
+	return l, p.err
+}
+
+// optParser decodes typed option values, keeping the first error.
+type optParser struct{ err error }
+
+func (p *optParser) fail(o model.Options, k, want string) {
+	if p.err == nil {
+		p.err = fmt.Errorf("model option %s=%q is not %s", k, o[k], want)
+	}
+}
+
+func (p *optParser) int(o model.Options, k string) int {
+	v, err := strconv.Atoi(o[k])
+	if err != nil {
+		p.fail(o, k, "an integer")
+	}
+	return v
+}
+
+func (p *optParser) float(o model.Options, k string) float64 {
+	v, err := strconv.ParseFloat(o[k], 64)
+	if err != nil {
+		p.fail(o, k, "a number")
+	}
+	return v
+}
+
+func (p *optParser) bool(o model.Options, k string) bool {
+	v, err := strconv.ParseBool(o[k])
+	if err != nil {
+		p.fail(o, k, "true or false")
+	}
+	return v
+}
+
+func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+func fmtBool(b bool) string     { return strconv.FormatBool(b) }

@@ -1,0 +1,39 @@
+// Command sparseson is an online learner in the spirit of Vowpal Wabbit:
+// it streams VW or LIBSVM text (plain, gzip or zstd; files or stdin) through
+// a first-order or sketched second-order learner, prints VW's
+// progressive-validation table on stderr, and reads and writes model files.
+// This package is wiring only: flags, the pass/holdout/cache driver, and
+// output; the algorithms live in the library packages.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is main without the process: it returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg, err := parseFlags(args, stdout)
+	if err == errHelp {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "sparseson: %v\n", err)
+		fmt.Fprintln(stderr, "Try 'sparseson --help' for the list of options.")
+		return 2
+	}
+	if stop := startProfile(cfg.profile); stop != nil {
+		defer stop()
+	}
+	d := &driver{cfg: cfg, stdin: stdin, stderr: stderr}
+	if err := d.run(); err != nil {
+		fmt.Fprintf(stderr, "sparseson: %v\n", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+
+	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// predWriter writes one prediction per line, followed by the tag if any,
+// formatted as VW does: integers without decimals, others with six.
+type predWriter struct {
+	f   *os.File
+	w   *bufio.Writer
+	buf []byte
+	err error
+}
+
+func newPredWriter(path string) (*predWriter, error) {
+	if path == "-" || path == "/dev/stdout" {
+		return &predWriter{w: bufio.NewWriterSize(os.Stdout, 1<<16)}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("predictions: %w", err)
+	}
+	return &predWriter{f: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
+}
+
+func (p *predWriter) write(v float64, tag []byte) {
+	b := p.buf[:0]
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		b = strconv.AppendInt(b, int64(v), 10)
+	} else {
+		b = strconv.AppendFloat(b, v, 'f', 6, 64)
+	}
+	if len(tag) > 0 {
+		b = append(b, ' ')
+		b = append(b, tag...)
+	}
+	b = append(b, '\n')
+	if _, err := p.w.Write(b); err != nil && p.err == nil {
+		p.err = err
+	}
+	p.buf = b
+}
+
+// close flushes and closes; it is safe to call twice.
+func (p *predWriter) close() error {
+	if p.w == nil {
+		return p.err
+	}
+	if err := p.w.Flush(); err != nil && p.err == nil {
+		p.err = err
+	}
+	p.w = nil
+	if p.f != nil {
+		if err := p.f.Close(); err != nil && p.err == nil {
+			p.err = err
+		}
+	}
+	if p.err != nil {
+		return fmt.Errorf("predictions: %w", p.err)
+	}
+	return nil
+}
+
+// writeReadable writes the model's options and its nonzero weights as
+// slot:weight lines in slot order (VW's --readable_model layout). Only
+// features the model has seen are visited.
+func writeReadable(path string, opts model.Options, l sparse.Learner) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("readable model: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprintf(w, "sparseson %s readable model (format %d)\n", version, model.Version)
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "%s:%s\n", k, opts[k])
+	}
+	fmt.Fprintln(w, ":0")
+	type sw struct {
+		slot uint32
+		w    float64
+	}
+	var ws []sw
+	l.Weights(func(slot uint32, v float64) {
+		if v != 0 {
+			ws = append(ws, sw{slot, v})
+		}
+	})
+	sort.Slice(ws, func(i, j int) bool { return ws[i].slot < ws[j].slot })
+	for _, x := range ws {
+		fmt.Fprintf(w, "%d:%s\n", x.slot, strconv.FormatFloat(x.w, 'g', 9, 64))
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("readable model: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("readable model: %w", err)
+	}
+	return nil
+}

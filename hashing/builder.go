@@ -1,0 +1,318 @@
+package hashing
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// A Builder hashes the features of one example at a time. Call Begin,
+// then Namespace and Feature in input order, then Finish. A Builder is not
+// safe for concurrent use; give each goroutine its own. It keeps and reuses
+// all of its buffers, so in steady state it allocates nothing.
+type Builder struct {
+	cfg     *normalized
+	mask    uint32
+	hashAll bool
+	inter   bool // interactions configured
+	maxFeat int
+
+	// The namespace features are currently going to.
+	nsHash  uint32
+	nsChar  byte
+	nsScale float64
+	nsDrop  bool
+	anon    uint32
+	err     error
+
+	// Features of the example in input order; g (namespace character) is
+	// filled only when interactions need it.
+	h []uint32
+	v []float64
+	g []byte
+
+	// Per-namespace feature counts and the namespaces with any features.
+	count   [256]int32
+	present []byte
+
+	// Features regrouped by namespace for interactions: the features of
+	// namespace c are gh/gv[start[c] : start[c]+count[c]].
+	start [256]int32
+	gh    []uint32
+	gv    []float64
+
+	// Interactions of this example when wildcards must be expanded.
+	terms   [][]byte
+	termBuf []byte
+	keyBuf  []byte
+	keyOff  []int32
+	sorted  []byte
+	spans   []termSpan
+
+	tab     slotTable
+	out     *sparse.Example
+	merged  bool
+	idxStep [maxTerm]int32 // scratch for generic interaction generation
+}
+
+// maxTerm bounds the length of one interaction after expansion.
+const maxTerm = 32
+
+// NewBuilder returns a Builder for cfg.
+func NewBuilder(cfg Config) (*Builder, error) {
+	n, err := cfg.normalize()
+	if err != nil {
+		return nil, err
+	}
+	b := &Builder{
+		cfg:     n,
+		mask:    n.mask,
+		hashAll: n.cfg.HashAll,
+		inter:   len(n.inter) > 0,
+		maxFeat: n.cfg.MaxFeatures,
+	}
+	b.Begin()
+	return b, nil
+}
+
+// Config returns the configuration b hashes with, with defaults filled in.
+func (b *Builder) Config() Config { return b.cfg.cfg }
+
+// Mask returns 2^Bits − 1.
+func (b *Builder) Mask() uint32 { return b.mask }
+
+// Begin starts a new example. Features before the first Namespace call go
+// to the default namespace.
+func (b *Builder) Begin() {
+	for _, c := range b.present {
+		b.count[c] = 0
+	}
+	b.present = b.present[:0]
+	b.h = b.h[:0]
+	b.v = b.v[:0]
+	b.g = b.g[:0]
+	b.anon = 0
+	b.err = nil
+	b.setNamespace(0, DefaultNamespace, 1)
+}
+
+func (b *Builder) setNamespace(hash uint32, c byte, scale float64) {
+	b.nsHash, b.nsChar, b.nsScale = hash, c, scale
+	b.nsDrop = b.cfg.dropped[c]
+}
+
+// Namespace directs the following features to the namespace called name,
+// their values multiplied by scale. An empty name is the default namespace.
+func (b *Builder) Namespace(name []byte, scale float64) {
+	if !finite(scale) {
+		b.fail(fmt.Errorf("namespace scale %v is not finite", scale))
+	}
+	if len(name) == 0 {
+		b.setNamespace(0, DefaultNamespace, scale)
+		return
+	}
+	b.setNamespace(b.hashName(name, 0), name[0], scale)
+}
+
+// Feature adds the feature called name with the given value to the current
+// namespace. An empty name is an anonymous feature: it takes the namespace
+// hash plus the number of anonymous features before it in the example.
+// Zero values (after scaling) are dropped.
+func (b *Builder) Feature(name []byte, value float64) {
+	if b.nsDrop {
+		return
+	}
+	var h uint32
+	if len(name) == 0 {
+		h = b.nsHash + b.anon
+		b.anon++
+	} else {
+		h = b.hashName(name, b.nsHash)
+	}
+	b.add(h, value)
+}
+
+// FeatureHash adds a feature whose (unmasked) hash is already known to the
+// current namespace; value is scaled like Feature's.
+func (b *Builder) FeatureHash(h uint32, value float64) {
+	if b.nsDrop {
+		return
+	}
+	b.add(h, value)
+}
+
+func (b *Builder) add(h uint32, value float64) {
+	v := value * b.nsScale
+	if v == 0 {
+		return
+	}
+	if v-v != 0 { // NaN or ±Inf, in one comparison
+		b.fail(fmt.Errorf("feature value %v is not finite", v))
+		return
+	}
+	b.h = append(b.h, h)
+	b.v = append(b.v, v)
+	c := b.nsChar
+	if b.count[c] == 0 {
+		b.present = append(b.present, c)
+	}
+	b.count[c]++
+	if b.inter {
+		b.g = append(b.g, c)
+	}
+}
+
+func (b *Builder) fail(err error) {
+	if b.err == nil {
+		b.err = err
+	}
+}
+
+// hashName is HashString or Murmur3, by configuration; it is written out
+// here because it runs once per feature.
+func (b *Builder) hashName(name []byte, seed uint32) uint32 {
+	if b.hashAll {
+		return murmurName(name, seed)
+	}
+	var d uint64
+	for _, c := range name {
+		c -= '0'
+		if c > 9 {
+			return murmurName(name, seed)
+		}
+		d = d*10 + uint64(c)
+	}
+	return uint32(d + uint64(seed))
+}
+
+// Finish writes the example's features into ex.Idx and ex.Val (replacing
+// what was there; the other fields of ex are left alone): the features in
+// input order, the constant, then the interactions, each slot once.
+func (b *Builder) Finish(ex *sparse.Example) error {
+	ex.Idx = ex.Idx[:0]
+	ex.Val = ex.Val[:0]
+	if b.err != nil {
+		return b.err
+	}
+	total := float64(len(b.h))
+	if !b.cfg.cfg.NoConstant {
+		total++
+	}
+	if b.inter {
+		n, err := b.planInteractions()
+		if err != nil {
+			return err
+		}
+		total += n
+	}
+	if total > float64(b.maxFeat) {
+		return fmt.Errorf("%w: %.0f (limit %d)", ErrTooManyFeatures, total, b.maxFeat)
+	}
+	if need := int(total); cap(ex.Idx) < need || cap(ex.Val) < need {
+		// Round up to a power of two: examples are reused for lines of
+		// varying length, and exact sizing would keep reallocating as
+		// ever-longer lines come by.
+		c := roundPow2(need)
+		ex.Idx = make([]uint32, 0, c)
+		ex.Val = make([]float64, 0, c)
+	}
+	b.out = ex
+	b.merged = false
+	b.tab.reset(int(total))
+	b.putBase()
+	if !b.cfg.cfg.NoConstant {
+		b.put(ConstantHash&b.mask, 1)
+	}
+	if b.inter {
+		if err := b.interact(); err != nil {
+			ex.Idx, ex.Val = ex.Idx[:0], ex.Val[:0]
+			b.out = nil
+			return err
+		}
+	}
+	b.out = nil
+	if b.merged {
+		dropZeros(ex)
+	}
+	return nil
+}
+
+// put adds v to slot in the output, merging with an earlier entry of the
+// same slot.
+func (b *Builder) put(slot uint32, v float64) {
+	t := &b.tab
+	i := (slot * 0x9e3779b1) >> t.shift
+	for {
+		e := &t.ent[i&t.mask]
+		if e.stamp != t.stamp {
+			e.stamp, e.slot, e.pos = t.stamp, slot, uint32(len(b.out.Idx))
+			b.out.Idx = append(b.out.Idx, slot)
+			b.out.Val = append(b.out.Val, v)
+			return
+		}
+		if e.slot == slot {
+			b.out.Val[e.pos] += v
+			b.merged = true
+			return
+		}
+		i++
+	}
+}
+
+// putBase is put for every feature of the example, written out with the
+// table state in locals: this loop runs once per feature of every example.
+func (b *Builder) putBase() {
+	t := &b.tab
+	ent, tmask, shift, stamp := t.ent, t.mask, t.shift, t.stamp
+	mask := b.mask
+	idx, val := b.out.Idx, b.out.Val
+	merged := false
+	vs := b.v[:len(b.h)]
+	for i, h := range b.h {
+		slot := h & mask
+		v := vs[i]
+		j := (slot * 0x9e3779b1) >> shift
+		for {
+			e := &ent[j&tmask]
+			if e.stamp != stamp {
+				e.stamp, e.slot, e.pos = stamp, slot, uint32(len(idx))
+				idx = append(idx, slot)
+				val = append(val, v)
+				break
+			}
+			if e.slot == slot {
+				val[e.pos] += v
+				merged = true
+				break
+			}
+			j++
+		}
+	}
+	b.out.Idx, b.out.Val = idx, val
+	b.merged = b.merged || merged
+}
+
+// dropZeros removes entries whose merged value cancelled out exactly,
+// keeping order.
+func dropZeros(ex *sparse.Example) {
+	j := 0
+	for i, v := range ex.Val {
+		if v != 0 {
+			ex.Idx[j], ex.Val[j] = ex.Idx[i], v
+			j++
+		}
+	}
+	ex.Idx, ex.Val = ex.Idx[:j], ex.Val[:j]
+}
+
+// roundPow2 returns the smallest power of two ≥ n, at least 16.
+func roundPow2(n int) int {
+	c := 16
+	for c < n {
+		c <<= 1
+	}
+	return c
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

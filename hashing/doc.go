@@ -1,0 +1,15 @@
+// Package hashing turns named features into slots of a fixed-size weight
+// vector the way Vowpal Wabbit does, so that data, models and tools written
+// for VW's hashing keep meaning the same thing here.
+//
+// A feature named n in a namespace named s lands in slot
+// hash(n, hash(s, 0)) & (2^Bits − 1), where hash is MurmurHash3 (x86, 32
+// bit) except that purely decimal names hash to their value plus the seed.
+// Interactions between namespaces (VW's -q and --interactions) combine the
+// unmasked hashes of their members with an FNV-style multiply-xor.
+//
+// A Builder collects the features of one example and finishes them into a
+// sparse.Example whose slots are unique, merging collisions by adding
+// their values. Builders reuse all of their memory, so a parser that owns
+// one Builder per goroutine hashes examples without allocating.
+package hashing

@@ -1,0 +1,138 @@
+package parser
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// compression is what an input was found to hold.
+type compression uint8
+
+const (
+	plain compression = iota
+	gzipped
+	zstded
+)
+
+func (c compression) String() string {
+	switch c {
+	case gzipped:
+		return "gzip"
+	case zstded:
+		return "zstd"
+	}
+	return "plain"
+}
+
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// input is one opened input: the decompressed text and how to release it.
+type input struct {
+	name string
+	comp compression
+	r    io.Reader // decompressed bytes
+
+	file     *os.File // nil for stdin
+	zr       *zstd.Decoder
+	closeMu  sync.Once
+	closeErr error
+}
+
+// openInput opens a file, or stdin for "-", and sniffs its compression by
+// magic bytes (file names are not trusted: stdin has none, and .gz files
+// are sometimes plain).
+func openInput(name string, stdin io.Reader) (*input, error) {
+	in := &input{name: name}
+	var raw io.Reader
+	if name == "-" {
+		in.name = stdinName
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		raw = stdin
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err // *PathError already names the file
+		}
+		in.file = f
+		raw = f
+	}
+	br := bufio.NewReaderSize(raw, 64<<10)
+	magic, err := br.Peek(4)
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		in.close()
+		return nil, fmt.Errorf("read %s: %w", in.name, err)
+	}
+	switch {
+	case hasPrefix(magic, gzipMagic):
+		in.comp = gzipped
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			in.close()
+			return nil, in.readErr(err)
+		}
+		in.r = zr
+	case hasPrefix(magic, zstdMagic):
+		in.comp = zstded
+		// One decoder goroutine at most: the pipeline already reads on its
+		// own goroutine, and the parse workers want the other cores.
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			in.close()
+			return nil, in.readErr(err)
+		}
+		in.zr = zr
+		in.r = zr
+	default:
+		in.r = br
+	}
+	return in, nil
+}
+
+func hasPrefix(b, p []byte) bool {
+	return len(b) >= len(p) && string(b[:len(p)]) == string(p)
+}
+
+// readErr wraps a read error with the input's name, and says plainly when
+// a compressed stream ended early: truncation must never look like a
+// clean end of data.
+func (in *input) readErr(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || (in.comp != plain && err == io.EOF) {
+		return fmt.Errorf("read %s: %w (truncated %s stream)", in.name, io.ErrUnexpectedEOF, in.comp)
+	}
+	if in.comp != plain {
+		return fmt.Errorf("read %s: %w (corrupt %s stream)", in.name, err, in.comp)
+	}
+	return fmt.Errorf("read %s: %w", in.name, err)
+}
+
+// close releases the input; it may be called more than once and from
+// another goroutine (to interrupt a blocked read of a file).
+func (in *input) close() error {
+	in.closeMu.Do(func() {
+		if in.file != nil {
+			in.closeErr = in.file.Close()
+		}
+	})
+	return in.closeErr
+}
+
+// release frees the decompressor. Only the goroutine that reads may call
+// it, once it is done reading.
+func (in *input) release() {
+	if in.zr != nil {
+		in.zr.Close()
+		in.zr = nil
+	}
+}

@@ -1,0 +1,81 @@
+package parser
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/sparseson/sparseson/hashing"
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// fuzzConfigs are the hashing setups fuzz inputs are parsed under, picked
+// by the input's mode byte. MaxFeatures is kept small so that inputs which
+// explode under interactions are rejected quickly instead of slowing the
+// fuzzer down.
+var fuzzConfigs = []hashing.Config{
+	{MaxFeatures: 1 << 14},
+	{Bits: 4, MaxFeatures: 1 << 14},
+	{Bits: 1, NoConstant: true, MaxFeatures: 1 << 14},
+	{Bits: 12, Interactions: []string{"ff", "ab"}, MaxFeatures: 1 << 14},
+	{Bits: 20, Interactions: []string{"f:", "abc"}, Ignore: "x", MaxFeatures: 1 << 14},
+	{Bits: 30, HashAll: true, Interactions: []string{"::"}, Keep: "abf ", MaxFeatures: 1 << 14},
+}
+
+func fuzzLine(t *testing.T, line []byte, mode uint8, parse func([]byte, *hashing.Builder, *sparse.Example) error) {
+	cfg := fuzzConfigs[int(mode)%len(fuzzConfigs)]
+	b, err := hashing.NewBuilder(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ex sparse.Example
+	err = parse(line, b, &ex)
+	if err != nil {
+		if err.Error() == "" {
+			t.Fatal("empty error message")
+		}
+		return
+	}
+	checkExample(t, &ex, b.Config().Bits)
+	// Parsing is deterministic, also with a builder and example that
+	// carry state from another line.
+	var again sparse.Example
+	parse([]byte("1 2 3 'x |a y z |b w |f q:2"), b, &again)
+	if err := parse(line, b, &again); err != nil || !sameExample(&ex, &again) {
+		t.Fatalf("second parse differs: %v\n%+v\n%+v", err, ex, again)
+	}
+	// A trailing '\r' changes nothing.
+	if !bytes.HasSuffix(line, []byte("\r")) {
+		cr := append(append([]byte(nil), line...), '\r')
+		if err := parse(cr, b, &again); err != nil || !sameExample(&ex, &again) {
+			t.Fatalf("with CR: %v\n%+v\n%+v", err, ex, again)
+		}
+	}
+}
+
+func FuzzParseVW(f *testing.F) {
+	for _, s := range []string{
+		"1 |f a b c",
+		"-1 0.5 2 'tag|f:2 a:1.5 b:-2 |g c d:1e3",
+		"1 mytag|f a",
+		"|ab x y |ba z :2 :3",
+		"1 |f a a:-1 b",
+	} {
+		f.Add([]byte(s), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, line []byte, mode uint8) {
+		fuzzLine(t, line, mode, ParseVWLine)
+	})
+}
+
+func FuzzParseLIBSVM(f *testing.F) {
+	for _, s := range []string{
+		"+1 1:0.5 3:2",
+		"-1 qid:3 7:1e-3 9:-4 # comment",
+		"2.5",
+	} {
+		f.Add([]byte(s), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, line []byte, mode uint8) {
+		fuzzLine(t, line, mode, ParseLIBSVMLine)
+	})
+}
