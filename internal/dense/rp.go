@@ -1,0 +1,49 @@
+package dense
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// RP is the Gaussian random-projection sketch of seed 004 §3 with an
+// explicit m×d matrix: S_t = S_{t−1} + r_t ĝ_tᵀ, r_t ~ N(0, I/m).
+//
+// The r stream is the one package rp documents: a PCG generator
+// rand.NewPCG(seed, stream), one vector of m draws NormFloat64()·(1/√m)
+// per Update whatever ĝ is. It is written out here independently (this
+// package must not import rp), so the closed-loop test also checks that
+// the sparse sketch draws what its documentation says.
+type RP struct {
+	M, D int
+	A    float64
+	Sm   *mat.Dense
+	rng  *rand.Rand
+	sd   float64
+	T    int
+}
+
+// NewRP returns the dense RP sketch; stream must be rp.Stream.
+func NewRP(m, d int, alpha float64, seed, stream uint64) *RP {
+	return &RP{M: m, D: d, A: alpha, Sm: mat.NewDense(m, d, nil),
+		rng: rand.New(rand.NewPCG(seed, stream)), sd: 1 / math.Sqrt(float64(m))}
+}
+
+func (s *RP) Alpha() float64 { return s.A }
+func (s *RP) S() *mat.Dense  { return s.Sm }
+
+// Update adds r ĝᵀ to S with a fresh r.
+func (s *RP) Update(g []float64) {
+	s.T++
+	r := make([]float64, s.M)
+	for i := range r {
+		r[i] = s.rng.NormFloat64() * s.sd
+	}
+	for i, ri := range r {
+		row := s.Sm.RawRowView(i)
+		for j, gj := range g {
+			row[j] += ri * gj
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package rp
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/sparseson/sparseson/internal/dense"
+	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// newsStream caches the benchmark stream per hash size: 4096 news20-like
+// examples (≈130 distinct words each from a 100k-word Zipf vocabulary,
+// unit norm, ±1 labels).
+var newsStream = map[uint][]sparse.Example{}
+
+func news(bits uint) []sparse.Example {
+	if d, ok := newsStream[bits]; ok {
+		return d
+	}
+	d := dense.NewsLike(4096, 100000, 130, bits, 1)
+	newsStream[bits] = d
+	return d
+}
+
+// benchSON measures sparse SON with the RP sketch in steady state: one
+// warm-up pass over the stream (every feature has its row, every buffer
+// its size), then b.N examples cycling through it. Logistic loss, C = 1
+// (the projection is active on most examples), η₀ = 1, α = 1.
+func benchSON(b *testing.B, m int, bits uint, chol bool) {
+	data := news(bits)
+	sk, err := New(Config{M: m, Alpha: 1, Seed: 1, Cholesky: chol})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp, err := sparse.NewSON(sparse.SONConfig{Bits: bits, C: 1, Eta0: 1}, loss.Logistic{}, sk)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range data {
+		sp.Learn(&data[i])
+	}
+	var nnz int
+	for i := range data {
+		nnz += len(data[i].Idx)
+	}
+	f0, fb0, s0 := sp.Folds(), sk.Fallbacks(), sk.Skipped()
+	b.ReportAllocs()
+	b.ResetTimer()
+	var sink float64
+	for i := 0; i < b.N; i++ {
+		sink += sp.Learn(&data[i%len(data)])
+	}
+	b.StopTimer()
+	if math.IsNaN(sink) {
+		b.Fatal("NaN prediction")
+	}
+	b.ReportMetric(float64(nnz)/float64(len(data)), "nnz/ex")
+	b.ReportMetric(float64(sp.Folds()-f0)/float64(b.N), "folds/ex")
+	if fb, s := sk.Fallbacks()-fb0, sk.Skipped()-s0; fb+s > 0 {
+		b.ReportMetric(float64(fb)/float64(b.N), "fallbacks/ex")
+		b.ReportMetric(float64(s)/float64(b.N), "skips/ex")
+	}
+}
+
+// BenchmarkSON: ns/example at m = 5, 10, 20, 50 (Bits 18), Woodbury and
+// Cholesky H.
+func BenchmarkSON(b *testing.B) {
+	for _, chol := range []bool{false, true} {
+		for _, m := range []int{5, 10, 20, 50} {
+			name := fmt.Sprintf("m=%d/woodbury", m)
+			if chol {
+				name = fmt.Sprintf("m=%d/cholesky", m)
+			}
+			b.Run(name, func(b *testing.B) { benchSON(b, m, 18, chol) })
+		}
+	}
+}
+
+// BenchmarkBits: the hash-size sweep at m = 10.
+func BenchmarkBits(b *testing.B) {
+	for bits := uint(16); bits <= 24; bits += 2 {
+		b.Run(fmt.Sprintf("bits=%d", bits), func(b *testing.B) { benchSON(b, 10, bits, false) })
+	}
+}
