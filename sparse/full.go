@@ -222,6 +222,20 @@ func (f *Full) Learn(ex *Example) float64 {
 		return pred
 	}
 	f.t++
+	if f.cfg.Diag {
+		// D_{t+1} = D_t + h·diag(g gᵀ) with the raw gradient, before the
+		// update (VW's order, as SON.rescale); x̃, A⁻¹x̃ and q follow it.
+		for i, r := range f.offs {
+			gx := d * ex.Val[i]
+			u[2*r+1] += h * gx * gx
+		}
+		f.resolve(ex, true)
+		f.mulAinv(y)
+		q = 0
+		for i, r := range f.offs {
+			q += f.xt[i] * y[r]
+		}
+	}
 	c := math.Sqrt(h) * f.scale() * d
 	c2 := c * c
 	den := 1 + c2*q
@@ -233,13 +247,6 @@ func (f *Full) Learn(ex *Example) float64 {
 	gd := h * d / den
 	for r, v := range y {
 		u[2*r] -= gd * v
-	}
-	if f.cfg.Diag {
-		// D_{t+1} = D_t + h·diag(g gᵀ) with the raw gradient (sketches.md §6).
-		for i, r := range f.offs {
-			gx := d * ex.Val[i]
-			u[2*r+1] += h * gx * gx
-		}
 	}
 	// A_t⁻¹ = A_{t−1}⁻¹ − f·yyᵀ, as (√f·y)(√f·y)ᵀ, unless the new diagonal
 	// would leave [0, 1/α] somewhere (see Full).

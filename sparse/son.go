@@ -18,8 +18,9 @@ type SONConfig struct {
 	// The to-sketch vector is ĝ = √(σ_t+η_t)·g (Alg. 1 line 7) with σ_t = Sigma
 	// and η_t = Eta0/√t, unless Scale > 0 replaces √(σ_t+η_t) by Scale.
 	Sigma, Eta0, Scale float64
-	// Diag feeds D_t^{-1/2}x_t instead of x_t, D_t = 0.1·I + diag(Σ g gᵀ)
-	// (seed 004 §5.2; sketches.md §6).
+	// Diag feeds D^{-1/2}x instead of x, D = 0.1·I + diag(Σ g gᵀ) of the
+	// raw gradients (seed 004 §5.2; sketches.md §6), with D updated before
+	// the sketch and weight step of each round (see rescale).
 	Diag bool
 	// FoldRatio bounds the cancellation in w = w̄ + Zᵀb: when ‖w̄‖ or the
 	// bound ‖b‖·‖Z‖₂ on ‖Zᵀb‖ exceeds FoldRatio·‖w‖ (‖w‖ measured at the
@@ -219,6 +220,9 @@ func (s *SON) Learn(ex *Example) float64 {
 		return pred
 	}
 	s.t++
+	if s.cfg.Diag {
+		n, z = s.rescale(ex, d, h)
+	}
 	// P3–P4: sketch ĝ = √h·√(σ+η)·ℓ'·x̃; importance h counts as h copies.
 	s.c = math.Sqrt(h) * s.scale() * d
 	s.st.C, s.st.N, s.st.Z = s.c, n, z
@@ -245,16 +249,31 @@ func (s *SON) Learn(ex *Example) float64 {
 			s.b[i] -= g * v
 		}
 	}
-	if s.cfg.Diag {
-		// D_{t+1} = D_t + diag(g gᵀ) with the raw gradient (§6), h copies.
-		rows := s.tab.Rows
-		for k, o := range s.offs {
-			gx := d * ex.Val[k]
-			rows[o+s.dOff] += h * gx * gx
-		}
-	}
 	s.guard(oldsq)
 	return pred
+}
+
+// rescale adds this example's squared raw gradient to D (h copies) and
+// recomputes x̃ = D^{-1/2}x, ‖x̃‖² and z = Z·x̃ with the new D, so the sketch
+// and the weight step of round t use D_{t+1} while the prediction used D_t.
+// This is VW's order and AdaGrad's convention (the denominator includes the
+// current gradient, so |x̃_j| ≤ 1/|ℓ'|); seed 004 §5.2 uses D_t for the
+// whole round, which lets D_1 = 0.1·I inflate the first example: on the
+// §5.1 synthetic data (|x_j| ≈ 3.5) the first ĝ then carried 99.9% of
+// Σ‖ĝ‖² and pinned the sketch's top direction to it (sketches.md §6).
+func (s *SON) rescale(ex *Example, d, h float64) (n float64, z []float64) {
+	rows := s.tab.Rows
+	for k, o := range s.offs {
+		x := ex.Val[k]
+		gx := d * x
+		rows[o+s.dOff] += h * gx * gx
+		x /= math.Sqrt(diag0 + rows[o+s.dOff])
+		s.xt[k] = x
+		n += x * x
+	}
+	p := len(s.st.Z)
+	s.zx(p)
+	return n, s.z[:p]
 }
 
 // wbarSq returns Σ_{j∈I} w̄_j² over the example's features.

@@ -68,6 +68,8 @@ type config struct {
 	// sketched second-order learners (SON)
 	sketchSize   int
 	oja          bool
+	rp           bool
+	full         bool
 	alpha        float64
 	alphaInverse float64
 	projection   float64
@@ -91,7 +93,7 @@ var flagGroups = []struct {
 	{"Passes", []string{"passes", "cache", "cache_file", "kill_cache", "holdout_off", "holdout_period", "early_terminate", "random_seed"}},
 	{"Loss and prediction", []string{"loss_function", "quantile_tau", "binary", "link"}},
 	{"First-order learner (default: AdaGrad)", []string{"learning_rate", "power_t", "initial_t", "l2", "sgd", "adaptive", "normalized"}},
-	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "sketch_scale", "oja_rate", "diag", "sketch_report"}},
+	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "sketch_scale", "oja_rate", "diag", "sketch_report"}},
 }
 
 func parseFlags(args []string, stdout io.Writer) (*config, error) {
@@ -147,14 +149,16 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 
 	fs.IntVarP(&c.sketchSize, "sketch_size", "m", 10, "sketch size m of a SON learner (0 = no sketch: the scale-invariant first-order step); -m alone selects Oja-SON")
 	fs.BoolVar(&c.oja, "oja", false, "Oja-SON: sketch with Oja's algorithm (seed 004 Alg. 3–5)")
-	fs.Float64Var(&c.alpha, "alpha", defaultAlpha, "α of A_t = αI + SᵀS; 1/α is SON's step size")
+	fs.BoolVar(&c.rp, "rp", false, "RP-SON: Gaussian random-projection sketch (seed 004 §3), seeded by --random_seed")
+	fs.BoolVar(&c.full, "full", false, "full ONS (seed 004 Eq. 1–2): exact dense d×d A_t, for -b ≤ 12; the reference for small data")
+	fs.Float64Var(&c.alpha, "alpha", defaultAlpha, "α of A_t = αI + SᵀS; 1/α is SON's step size (default 16; 128 for squared loss)")
 	fs.Float64Var(&c.alphaInverse, "alpha_inverse", 0, "set α = 1/value (VW's OjaNewton option)")
 	fs.Float64Var(&c.projection, "projection", defaultProjection, "C: project w onto |w·x| ≤ C before predicting (Lemma 1); inf turns it off")
 	fs.Float64Var(&c.sigma, "sigma", -1, "σ of the to-sketch scale √(σ+η_t) (default: 1/(8C²) for squared loss with finite C, else 0)")
 	fs.Float64Var(&c.eta0, "eta0", defaultEta0, "η_t = eta0/√t in the to-sketch scale √(σ+η_t)")
 	fs.Float64Var(&c.sketchScale, "sketch_scale", 0, "use this constant instead of √(σ+η_t) (VW's OjaNewton uses 0.5)")
 	fs.Float64Var(&c.ojaRate, "oja_rate", 1, "Oja step Γ_t = min(rate/t, 1) (the paper's 1/t is 1; VW uses 2)")
-	fs.BoolVar(&c.diag, "diag", false, "diagonal pre-scaling: sketch D^{-1/2}x with D = 0.1 + Σ g² (seed 004 §5.2)")
+	fs.BoolVar(&c.diag, "diag", true, "diagonal pre-scaling: learn on D^{-1/2}x with D = 0.1 + Σ g² (seed 004 §5.2); --diag=false for the plain, linearly invariant SON")
 	fs.BoolVar(&c.sketchReport, "sketch_report", false, "print the sketch's eigenvalue estimates and the share of Σ‖ĝ‖² they capture")
 
 	if err := fs.Parse(args); err != nil {

@@ -46,16 +46,19 @@ type family struct {
 	describe func(o model.Options) []string
 }
 
-var families = map[string]*family{"gd": gdFamily, "son": sonFamily}
+var families = map[string]*family{"gd": gdFamily, "son": sonFamily, "full": fullFamily}
 
 // defaultFamily is used when no learner flag is given.
 var defaultFamily = gdFamily
 
 // chooseFamily picks the learner family the flags ask for.
 func chooseFamily(c *config) (*family, error) {
-	son, _, err := sonSelected(c)
+	son, kind, err := sonSelected(c)
 	if err != nil {
 		return nil, err
+	}
+	if kind == "full" {
+		return fullFamily, nil
 	}
 	if son {
 		return sonFamily, nil

@@ -165,6 +165,11 @@ var learnerFlagSets = [][]string{
 	{},
 	{"--sgd"},
 	{"--adaptive"},
+	{"--oja", "-m", "5"},
+	{"--oja", "-m", "5", "--diag=false", "--projection", "1"},
+	{"-m", "0"},
+	{"--rp", "-m", "4", "--random_seed", "7"},
+	{"--full", "-b", "10"},
 }
 
 func TestMalformedLines(t *testing.T) {

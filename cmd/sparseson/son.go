@@ -8,15 +8,22 @@ import (
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/oja"
+	"github.com/sparseson/sparseson/rp"
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// SON defaults; README ("Choosing SON's defaults") says how they were chosen.
+// SON defaults, chosen by go run ./bench/sontune (README, "Choosing SON's
+// defaults"): with pre-scaling on, C = ∞ and η_t = 1/√t, α = 16 for
+// logistic loss and α = 128 for squared loss were the settings closest to
+// each shared dataset's tuned optimum.
 const (
-	defaultAlpha      = 1.0
-	defaultProjection = 1e6
-	defaultEta0       = 1.0
+	defaultAlpha        = 16.0
+	defaultAlphaSquared = 128.0
+	defaultEta0         = 1.0
 )
+
+// defaultProjection is C = ∞: no projection.
+var defaultProjection = math.Inf(1)
 
 // sketchKind is one sketch a SON learner can use.
 type sketchKind struct {
@@ -29,6 +36,14 @@ var sketchKinds = []sketchKind{
 	{"oja", func(o model.Options, p *optParser) (sparse.Sketch, error) {
 		return oja.New(oja.Config{M: p.int(o, "m"), Alpha: p.float(o, "alpha"), Rate: p.float(o, "oja_rate")})
 	}},
+	{"rp", func(o model.Options, p *optParser) (sparse.Sketch, error) {
+		seed, err := strconv.ParseUint(o["random_seed"], 10, 64)
+		if err != nil {
+			p.fail(o, "random_seed", "an unsigned integer")
+		}
+		return rp.New(rp.Config{M: p.int(o, "m"), Alpha: p.float(o, "alpha"), Seed: seed})
+	}},
+	{"full", nil}, // not a sketch: selects the full ONS family
 }
 
 // sonSelected reports whether the command line asks for a SON learner, and
@@ -53,6 +68,75 @@ func sonSelected(c *config) (bool, string, error) {
 	return son, "", nil
 }
 
+// sonConfig decodes the SON options shared by the sketched learners and
+// full ONS.
+func sonConfig(o model.Options, p *optParser) sparse.SONConfig {
+	return sparse.SONConfig{
+		Bits:  uint(p.int(o, "bits")),
+		C:     p.float(o, "projection"),
+		Sigma: p.float(o, "sigma"),
+		Eta0:  p.float(o, "eta0"),
+		Scale: p.float(o, "sketch_scale"),
+		Diag:  p.bool(o, "diag"),
+	}
+}
+
+// sonOptions are the model options of the flags shared by SON and full ONS.
+func sonOptions(c *config) model.Options {
+	alpha := c.alpha
+	if !c.changed("alpha") && c.lossName == "squared" {
+		alpha = defaultAlphaSquared
+	}
+	if c.alphaInverse > 0 {
+		alpha = 1 / c.alphaInverse
+	}
+	sigma := c.sigma
+	if sigma == -1 {
+		sigma = 0
+		if c.lossName == "squared" && !math.IsInf(c.projection, 1) {
+			// Assumption 2 of seed 004: squared loss is curved with
+			// σ = 1/(8C²) when predictions and labels are bounded by C.
+			sigma = 1 / (8 * c.projection * c.projection)
+		}
+	}
+	return model.Options{
+		"alpha": fmtFloat(alpha), "projection": fmtFloat(c.projection), "sigma": fmtFloat(sigma),
+		"eta0": fmtFloat(c.eta0), "sketch_scale": fmtFloat(c.sketchScale), "diag": fmtBool(c.diag),
+	}
+}
+
+var fullFamily = &family{
+	name: "full",
+	options: func(c *config) model.Options {
+		o := sonOptions(c)
+		o["sketch"] = "full"
+		return o
+	},
+	build: func(o model.Options, l loss.Loss, r *model.Reader) (sparse.Learner, error) {
+		var p optParser
+		cfg := sonConfig(o, &p)
+		alpha := p.float(o, "alpha")
+		if p.err != nil {
+			return nil, p.err
+		}
+		if r == nil {
+			return sparse.NewFull(cfg, alpha, l)
+		}
+		return sparse.LoadFull(r, cfg, alpha, l)
+	},
+	describe: func(o model.Options) []string {
+		return []string{"learner = full ONS (dense A_t), alpha = " + o["alpha"], describeScale(o)}
+	},
+}
+
+func describeScale(o model.Options) string {
+	scale := "√(" + o["sigma"] + " + " + o["eta0"] + "/√t)"
+	if s, _ := strconv.ParseFloat(o["sketch_scale"], 64); s > 0 {
+		scale = o["sketch_scale"]
+	}
+	return fmt.Sprintf("projection C = %s, to-sketch scale = %s, diag = %s", o["projection"], scale, o["diag"])
+}
+
 var sonFamily = &family{
 	name: "son",
 	options: func(c *config) model.Options {
@@ -63,36 +147,14 @@ var sonFamily = &family{
 		if c.sketchSize == 0 {
 			kind = "none"
 		}
-		alpha := c.alpha
-		if c.alphaInverse > 0 {
-			alpha = 1 / c.alphaInverse
-		}
-		sigma := c.sigma
-		if sigma == -1 {
-			sigma = 0
-			if c.lossName == "squared" && !math.IsInf(c.projection, 1) {
-				// Assumption 2 of seed 004: squared loss is curved with
-				// σ = 1/(8C²) when predictions and labels are bounded by C.
-				sigma = 1 / (8 * c.projection * c.projection)
-			}
-		}
-		return model.Options{
-			"sketch": kind, "m": strconv.Itoa(c.sketchSize), "alpha": fmtFloat(alpha),
-			"projection": fmtFloat(c.projection), "sigma": fmtFloat(sigma), "eta0": fmtFloat(c.eta0),
-			"sketch_scale": fmtFloat(c.sketchScale), "oja_rate": fmtFloat(c.ojaRate), "diag": fmtBool(c.diag),
-			"random_seed": strconv.FormatUint(c.seed, 10),
-		}
+		o := sonOptions(c)
+		o["sketch"], o["m"] = kind, strconv.Itoa(c.sketchSize)
+		o["oja_rate"], o["random_seed"] = fmtFloat(c.ojaRate), strconv.FormatUint(c.seed, 10)
+		return o
 	},
 	build: func(o model.Options, l loss.Loss, r *model.Reader) (sparse.Learner, error) {
 		var p optParser
-		cfg := sparse.SONConfig{
-			Bits:  uint(p.int(o, "bits")),
-			C:     p.float(o, "projection"),
-			Sigma: p.float(o, "sigma"),
-			Eta0:  p.float(o, "eta0"),
-			Scale: p.float(o, "sketch_scale"),
-			Diag:  p.bool(o, "diag"),
-		}
+		cfg := sonConfig(o, &p)
 		var sk sparse.Sketch
 		var err error
 		switch kind := o["sketch"]; kind {
@@ -101,7 +163,7 @@ var sonFamily = &family{
 		default:
 			var k *sketchKind
 			for i := range sketchKinds {
-				if sketchKinds[i].flag == kind {
+				if sketchKinds[i].flag == kind && sketchKinds[i].new != nil {
 					k = &sketchKinds[i]
 				}
 			}
@@ -124,12 +186,9 @@ var sonFamily = &family{
 		return sparse.LoadSON(r, cfg, l, sk)
 	},
 	describe: func(o model.Options) []string {
-		lines := []string{fmt.Sprintf("learner = SON, sketch = %s, m = %s, alpha = %s", o["sketch"], o["m"], o["alpha"])}
-		scale := "√(" + o["sigma"] + " + " + o["eta0"] + "/√t)"
-		if s, _ := strconv.ParseFloat(o["sketch_scale"], 64); s > 0 {
-			scale = o["sketch_scale"]
+		return []string{
+			fmt.Sprintf("learner = SON, sketch = %s, m = %s, alpha = %s", o["sketch"], o["m"], o["alpha"]),
+			describeScale(o),
 		}
-		lines = append(lines, fmt.Sprintf("projection C = %s, to-sketch scale = %s, diag = %s", o["projection"], scale, o["diag"]))
-		return lines
 	},
 }

@@ -73,7 +73,7 @@ func (f *FullSketch) Update(g []float64) {
 // from scratch: A_t = αI + Σĝĝᵀ is kept explicitly and factorised by
 // Cholesky (gonum) for every solve, O(d³) per step. It follows the same
 // conventions as SON (ĝ = √h·√(σ_t+η_t)·ℓ'·x̃, g = h·ℓ'·x̃, optional
-// diagonal pre-scaling updated after the step).
+// diagonal pre-scaling updated before the sketch and weight step).
 type FullONS struct {
 	D                  int
 	Alpha, C           float64
@@ -146,6 +146,14 @@ func (f *FullONS) Learn(ex *sparse.Example) float64 {
 		return pred
 	}
 	f.t++
+	if f.Diag {
+		// D before the sketch and weight step (VW's order, as sparse.SON).
+		for i, j := range ex.Idx {
+			gx := d * ex.Val[i]
+			f.dsum[j] += h * gx * gx
+		}
+		x = f.Dense(ex)
+	}
 	scale := f.Scale
 	if scale == 0 {
 		scale = math.Sqrt(f.Sigma + f.Eta0/math.Sqrt(f.t))
@@ -166,12 +174,6 @@ func (f *FullONS) Learn(ex *sparse.Example) float64 {
 	ag := f.solve(g)
 	for i := range f.u {
 		f.u[i] -= ag[i]
-	}
-	if f.Diag {
-		for i, j := range ex.Idx {
-			gx := d * ex.Val[i]
-			f.dsum[j] += h * gx * gx
-		}
 	}
 	return pred
 }

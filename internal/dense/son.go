@@ -220,6 +220,15 @@ func (s *SON) Learn(ex *sparse.Example) float64 {
 		return pred
 	}
 	s.t++
+	if s.Diag {
+		// D is updated before the sketch and weight step (VW's order; see
+		// sparse.SON.rescale), so the rest of the round uses D_{t+1}.
+		for i, j := range ex.Idx {
+			gx := d * ex.Val[i]
+			s.dsum[j] += h * gx * gx
+		}
+		x = s.Dense(ex)
+	}
 	scale := s.Scale
 	if scale == 0 {
 		scale = math.Sqrt(s.Sigma + s.Eta0/math.Sqrt(s.t))
@@ -237,12 +246,6 @@ func (s *SON) Learn(ex *sparse.Example) float64 {
 	ag := s.ainv(g)
 	for i := range s.u {
 		s.u[i] -= ag[i]
-	}
-	if s.Diag {
-		for i, j := range ex.Idx {
-			gx := d * ex.Val[i]
-			s.dsum[j] += h * gx * gx
-		}
 	}
 	return pred
 }

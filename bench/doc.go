@@ -1,0 +1,13 @@
+// Package bench holds sparseson's reproducible benchmarks and paper
+// reproductions. Each subdirectory is a program run with `go run`:
+//
+//	bench/speed      ns/example and peak RSS of each learner on news20, and the -b sweep
+//	bench/synthetic  seed 004 §5.1: progressive error vs condition number κ
+//	bench/accuracy   test accuracy of every learner on every shared binary set
+//	bench/sontune    the sweep behind SON's default α, C and to-sketch scale
+//
+// They run the sparseson binary (built once per run from ./cmd/sparseson),
+// so they measure exactly what a user gets. The real datasets are read
+// from ../shared/data (override with -data); they are developer data and
+// are not part of the repository.
+package bench

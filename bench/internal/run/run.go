@@ -1,0 +1,142 @@
+// Package run builds the sparseson binary and runs it for the benchmark
+// programs: train/test accuracy, timing with peak RSS, and parallel sweeps.
+package run
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Binary builds ./cmd/sparseson into a temporary directory and returns its
+// path. It must be called from the repository root (go run ./bench/...).
+func Binary() (string, error) {
+	dir, err := os.MkdirTemp("", "sparseson-bench")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "sparseson")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/sparseson")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("build sparseson (run from the repository root): %w", err)
+	}
+	return bin, nil
+}
+
+// Dataset is one shared binary dataset with liblinear's batch accuracy
+// (MANIFEST.md, "LR -s 0", percent).
+type Dataset struct {
+	Name      string
+	Liblinear float64
+}
+
+// Binary datasets of ../shared/data, as listed in its MANIFEST.md.
+var Datasets = []Dataset{
+	{"news20", 92.84}, {"w8a", 98.35}, {"splice", 93.56}, {"spam", 91.63},
+	{"letter_am", 71.62}, {"satellite_grey", 97.05}, {"ionosphere", 82.86},
+	{"sonar", 71.43}, {"breast_cancer", 88.57}, {"pima", 62.99}, {"heart_scale", 90.74},
+}
+
+// Paths returns the train and test files of a dataset.
+func Paths(dataDir, name, format string) (train, test string) {
+	return filepath.Join(dataDir, name+".train."+format+".gz"), filepath.Join(dataDir, name+".test."+format+".gz")
+}
+
+// Result of one command.
+type Result struct {
+	Stderr  string
+	Wall    time.Duration
+	MaxRSS  int64 // KiB
+	Summary map[string]string
+}
+
+// Exec runs the binary with args and parses its end summary.
+func Exec(bin string, args ...string) (*Result, error) {
+	cmd := exec.Command(bin, args...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	start := time.Now()
+	err := cmd.Run()
+	r := &Result{Stderr: errb.String(), Wall: time.Since(start), Summary: map[string]string{}}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.MaxRSS = ru.Maxrss
+	}
+	if err != nil {
+		return r, fmt.Errorf("%s %s: %w\n%s", bin, strings.Join(args, " "), err, r.Stderr)
+	}
+	for _, line := range strings.Split(r.Stderr, "\n") {
+		if k, v, ok := strings.Cut(line, " = "); ok {
+			r.Summary[k] = v
+		}
+	}
+	return r, nil
+}
+
+// Accuracy trains on train with flags (one pass unless flags say
+// otherwise) and returns the test accuracy in percent.
+func Accuracy(bin, train, test string, flags ...string) (float64, error) {
+	f, err := os.CreateTemp("", "model")
+	if err != nil {
+		return 0, err
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	if _, err := Exec(bin, append(append([]string{"--quiet", "-f", f.Name()}, flags...), train)...); err != nil {
+		return 0, err
+	}
+	r, err := Exec(bin, "-t", "-i", f.Name(), "--binary", test)
+	if err != nil {
+		return 0, err
+	}
+	loss, err := strconv.ParseFloat(strings.Fields(r.Summary["average loss"] + " x")[0], 64)
+	if err != nil {
+		return 0, fmt.Errorf("no average loss in the summary:\n%s", r.Stderr)
+	}
+	return 100 * (1 - loss), nil
+}
+
+// Parallel runs jobs on all cores and returns their errors joined.
+func Parallel(jobs []func() error) error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []string
+		next = make(chan func() error)
+	)
+	for w := 0; w < runtime.NumCPU(); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for job := range next {
+				if err := job(); err != nil {
+					mu.Lock()
+					errs = append(errs, err.Error())
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, j := range jobs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	if len(errs) > 0 {
+		return fmt.Errorf("%d jobs failed; first: %s", len(errs), errs[0])
+	}
+	return nil
+}
+
+// Pow2 returns 2^j as a flag value.
+func Pow2(j int) string {
+	return strconv.FormatFloat(float64(uint64(1)<<uint(j+16))/65536, 'g', -1, 64)
+}

@@ -1,0 +1,117 @@
+// Command speed measures the per-example cost of sparseson's learners on
+// news20.train (11314 examples, ~138 nonzeros each, 107k features): the
+// binary reads a prebuilt example cache for several passes (no holdout),
+// so the figure is dominated by learning, not by text parsing; each
+// setting runs -repeat times and the fastest run is kept (the machine is
+// shared). It prints ns/example, examples/s, peak RSS, and the ratios the
+// issues ask about (each learner against AdaGrad, and -b 24 against -b 16).
+//
+//	go run ./bench/speed [-data ../shared/data] [-passes 5] [-repeat 3] [-set son|sketches|bits|all]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sparseson/sparseson/bench/internal/run"
+)
+
+type setting struct {
+	name  string
+	flags []string
+	bits  string
+}
+
+func main() {
+	dataDir := flag.String("data", "../shared/data", "directory of the shared datasets")
+	passes := flag.Int("passes", 5, "passes over the cache per timed run")
+	repeat := flag.Int("repeat", 3, "timed runs per setting (the fastest is kept)")
+	set := flag.String("set", "son", "which settings: son, sketches, bits, all")
+	extra := flag.String("extra", "", "comma-separated extra settings as name=flags;flags (e.g. fd10=--fd -m 10)")
+	flag.Parse()
+	bin, err := run.Binary()
+	if err != nil {
+		log.Fatal(err)
+	}
+	train, _ := run.Paths(*dataDir, "news20", "vw")
+	dir, err := os.MkdirTemp("", "speed")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	var settings []setting
+	add := func(name, bits string, flags ...string) { settings = append(settings, setting{name, flags, bits}) }
+	if *set == "son" || *set == "all" {
+		add("AdaGrad", "18")
+		for _, m := range []string{"0", "5", "10", "20"} {
+			add("Oja m="+m, "18", "--oja", "-m", m)
+		}
+	}
+	if *set == "sketches" || *set == "all" {
+		add("AdaGrad", "18")
+		add("Oja m=10", "18", "--oja", "-m", "10")
+		for _, m := range []string{"5", "10", "20", "50"} {
+			for _, k := range []string{"rp", "fd", "fd_fast", "rfd"} {
+				add(k+" m="+m, "18", "--"+k, "-m", m)
+			}
+		}
+	}
+	if *set == "bits" || *set == "all" {
+		for _, b := range []string{"16", "18", "20", "22", "24"} {
+			add("AdaGrad", b)
+			for _, k := range []string{"oja", "rp", "fd", "rfd"} {
+				add(k+" m=10", b, "--"+k, "-m", "10")
+			}
+		}
+	}
+	for _, e := range strings.Split(*extra, ",") {
+		if name, flags, ok := strings.Cut(e, "="); ok {
+			add(name, "18", strings.Fields(flags)...)
+		}
+	}
+
+	caches := map[string]string{}
+	fmt.Printf("news20.train, %d passes over the example cache, best of %d runs, logistic loss\n", *passes, *repeat)
+	fmt.Printf("%-14s %3s %12s %12s %10s %9s\n", "learner", "-b", "ns/example", "examples/s", "peak RSS", "vs AdaGrad")
+	adagrad := map[string]float64{}
+	for _, s := range settings {
+		cache, ok := caches[s.bits]
+		if !ok {
+			cache = filepath.Join(dir, "news20.b"+s.bits+".cache")
+			if _, err := run.Exec(bin, "--quiet", "-b", s.bits, "--cache_file", cache, train); err != nil {
+				log.Fatal(err)
+			}
+			caches[s.bits] = cache
+		}
+		args := append([]string{"--loss_function", "logistic", "-b", s.bits, "--cache_file", cache, "--passes", fmt.Sprint(*passes), "--holdout_off", "-P", "1e12"}, s.flags...)
+		args = append(args, train)
+		var best *run.Result
+		var examples float64
+		for r := 0; r < *repeat; r++ {
+			res, err := run.Exec(bin, args...)
+			if err != nil {
+				log.Fatal(err)
+			}
+			if best == nil || res.Wall < best.Wall {
+				best = res
+			}
+			var per float64
+			fmt.Sscan(res.Summary["number of examples per pass"], &per)
+			examples = per * float64(*passes)
+		}
+		ns := float64(best.Wall.Nanoseconds()) / examples
+		if s.name == "AdaGrad" {
+			adagrad[s.bits] = ns
+		}
+		ratio := ""
+		if a := adagrad[s.bits]; a > 0 && s.name != "AdaGrad" {
+			ratio = fmt.Sprintf("%.2f×", ns/a)
+		}
+		fmt.Printf("%-14s %3s %12.0f %12.0f %8.1fMB %9s\n", s.name, s.bits, ns, 1e9/ns, float64(best.MaxRSS)/1024, ratio)
+	}
+}
