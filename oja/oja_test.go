@@ -225,12 +225,17 @@ func TestInvariants(t *testing.T) {
 	if testing.Short() {
 		T = 3000
 	}
-	for _, c := range []setup{
+	for i, c := range []setup{
 		{d: 60, m: 10, s: 8, lossName: "squared", alpha: 8, C: 2, seed: 7},
 		{d: 60, m: 10, s: 8, lossName: "squared", alpha: 0.1, C: 2, spread: 1.5, seed: 8},
 	} {
 		data := dense.Problem{D: c.d, S: c.s, T: T, Loss: c.lossName, Spread: c.spread, Seed: c.seed}.Examples()
-		sp, sk, _ := newPair(t, c, Config{})
+		// The first stream re-bases often (θ = 200), the second at the default θ.
+		cfg := Config{}
+		if i == 0 {
+			cfg.Theta = 200
+		}
+		sp, sk, _ := newPair(t, c, cfg)
 		for i := range data {
 			sp.Learn(&data[i])
 			if i%25 != 0 && i != len(data)-1 {

@@ -54,7 +54,17 @@ func main() {
 	kappaList := flag.String("kappas", "10,20,30,40,50,60,70,80,90,100,110,120,130,140,150,160,170,180,190,200", "condition numbers")
 	seed := flag.Uint64("seed", 1, "random seed of Z, V and a")
 	writeDir := flag.String("write", "", "only write the κ datasets (LIBSVM) into this directory")
+	only := flag.String("learners", "", "comma-separated learner names to run (default: all)")
 	flag.Parse()
+	if *only != "" {
+		var keep []learner
+		for _, l := range learners {
+			if strings.Contains(","+*only+",", ","+l.name+",") {
+				keep = append(keep, l)
+			}
+		}
+		learners = keep
+	}
 	bin, err := run.Binary()
 	if err != nil {
 		log.Fatal(err)

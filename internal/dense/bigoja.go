@@ -116,13 +116,18 @@ func (b *BigOjaSON) Learn(ex *sparse.Example) float64 {
 }
 
 func (b *BigOjaSON) sketch(g []*big.Float) {
-	gam := b.f(min(b.rate/float64(b.t), 1))
+	lgam := b.f(min(b.rate/float64(b.t), 1))
 	g2 := b.dot(g, g)
 	if g2.Sign() == 0 {
 		for i := range b.lam {
-			b.lam[i].Mul(b.lam[i], b.z().Sub(b.f(1), gam))
+			b.lam[i].Mul(b.lam[i], b.z().Sub(b.f(1), lgam))
 		}
 		return
+	}
+	// V's step is capped at 0.25/‖ĝ‖² (package oja's DefaultStepCap).
+	gam := lgam
+	if capped := b.z().Quo(b.f(0.25), g2); gam.Cmp(capped) > 0 {
+		gam = capped
 	}
 	if len(b.V) < b.M {
 		r := b.vec(b.D)
@@ -148,8 +153,8 @@ func (b *BigOjaSON) sketch(g []*big.Float) {
 	one := b.f(1)
 	for i, row := range b.V {
 		v := b.dot(row, g)
-		l := b.z().Mul(b.lam[i], b.z().Sub(one, gam))
-		b.lam[i] = l.Add(l, b.z().Mul(gam, b.z().Mul(v, v)))
+		l := b.z().Mul(b.lam[i], b.z().Sub(one, lgam))
+		b.lam[i] = l.Add(l, b.z().Mul(lgam, b.z().Mul(v, v)))
 		gv := b.z().Mul(gam, v)
 		for j := range row {
 			row[j].Add(row[j], b.z().Mul(gv, g[j]))

@@ -7,21 +7,25 @@ import (
 )
 
 // Oja is Oja's sketch with an explicit orthonormal V (seed 004 Eq. 4 and
-// Alg. 3), Γ_t = min(rate/t, 1)·I, and the warm-up rule of package oja:
-// while fewer than m rows exist, the normalised part of ĝ orthogonal to the
-// rows is appended when it holds more than 10⁻⁴ of ‖ĝ‖².
+// Alg. 3), Γ_t = min(rate/t, 1)·I for Λ and γ_t = min(Γ_t, Cap/‖ĝ‖²) for V,
+// and the warm-up rule of package oja: while fewer than m rows exist, the
+// normalised part of ĝ orthogonal to the rows is appended when it holds
+// more than 10⁻⁴ of ‖ĝ‖².
 type Oja struct {
 	M    int
 	D    int
 	A    float64
 	Rate float64
+	Cap  float64     // the step cap of package oja (+Inf: none)
 	V    [][]float64 // rows, orthonormal
 	Lam  []float64
 	T    float64
 }
 
+// NewOja returns the dense Oja sketch with the default step cap of package
+// oja (0.25).
 func NewOja(m, d int, alpha, rate float64) *Oja {
-	return &Oja{M: m, D: d, A: alpha, Rate: rate}
+	return &Oja{M: m, D: d, A: alpha, Rate: rate, Cap: 0.25}
 }
 
 func (o *Oja) Alpha() float64 { return o.A }
@@ -43,13 +47,17 @@ func (o *Oja) S() *mat.Dense {
 
 func (o *Oja) Update(g []float64) {
 	o.T++
-	gam := math.Min(o.Rate/o.T, 1)
+	lgam := math.Min(o.Rate/o.T, 1)
 	g2 := dotv(g, g)
 	if g2 == 0 {
 		for i := range o.Lam {
-			o.Lam[i] *= 1 - gam
+			o.Lam[i] *= 1 - lgam
 		}
 		return
+	}
+	gam := lgam
+	if gam*g2 > o.Cap {
+		gam = o.Cap / g2
 	}
 	if len(o.V) < o.M {
 		r := append([]float64(nil), g...)
@@ -72,7 +80,7 @@ func (o *Oja) Update(g []float64) {
 	v := make([]float64, p)
 	for i, row := range o.V {
 		v[i] = dotv(row, g)
-		o.Lam[i] = (1-gam)*o.Lam[i] + gam*v[i]*v[i]
+		o.Lam[i] = (1-lgam)*o.Lam[i] + lgam*v[i]*v[i]
 	}
 	// V ← orth(V + ΓVĝĝᵀ): Gram–Schmidt in row order (twice, for accuracy).
 	for i, row := range o.V {
