@@ -1,0 +1,93 @@
+package fd
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// The benchmarks time sparse.SON.Learn with each sketch on a news20-like
+// stream (newsLike: ≈130 distinct words per example from a Zipf law over
+// 100k words, word counts as values, hashed to -b bits; logistic loss,
+// C = 1, η_t = 1/√t). One op is one example. The stream is a ring of
+// benchRing examples that is learnt once before the timer starts, so the
+// feature table no longer grows (steady state); the ring then repeats.
+// Besides ns/op, B/op and allocs/op each benchmark reports the sketch's
+// absorbs, appends, compactions and the core's folds per example over the
+// timed part.
+
+const benchRing = 4000
+
+var (
+	benchData map[uint][]sparse.Example
+	benchMu   sync.Mutex
+)
+
+func newsStream(bits uint) []sparse.Example {
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	if benchData == nil {
+		benchData = map[uint][]sparse.Example{}
+	}
+	if d, ok := benchData[bits]; ok {
+		return d
+	}
+	d := newsLike(benchRing, 100000, 130, bits, 1)
+	benchData[bits] = d
+	return d
+}
+
+func benchSON(b *testing.B, cfg Config, bits uint) {
+	data := newsStream(bits)
+	sk, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	son, err := sparse.NewSON(sparse.SONConfig{Bits: bits, C: 1, Eta0: 1}, loss.Logistic{}, sk)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range data {
+		son.Learn(&data[i])
+	}
+	c0, f0 := sk.Counts(), son.Folds()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		son.Learn(&data[i%len(data)])
+	}
+	b.StopTimer()
+	c, n := sk.Counts(), float64(b.N)
+	b.ReportMetric(float64(c.Absorbs-c0.Absorbs)/n, "absorbs/op")
+	b.ReportMetric(float64(c.Appends-c0.Appends)/n, "appends/op")
+	b.ReportMetric(float64(c.Compactions-c0.Compactions)/n, "compactions/op")
+	b.ReportMetric(float64(son.Folds()-f0)/n, "folds/op")
+}
+
+// BenchmarkSON: FD, fast FD and RFD₀ at m = 5, 10, 20, 50, Bits 18.
+func BenchmarkSON(b *testing.B) {
+	for _, v := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"fd", Config{Alpha: 1}},
+		{"fd_fast", Config{Alpha: 1, Fast: true}},
+		{"rfd", Config{Robust: true}},
+	} {
+		for _, m := range []int{5, 10, 20, 50} {
+			cfg := v.cfg
+			cfg.M = m
+			b.Run(fmt.Sprintf("%s/m=%d", v.name, m), func(b *testing.B) { benchSON(b, cfg, 18) })
+		}
+	}
+}
+
+// BenchmarkBits: FD at m = 10 for -b 16…24.
+func BenchmarkBits(b *testing.B) {
+	for _, bits := range []uint{16, 18, 20, 22, 24} {
+		b.Run(fmt.Sprintf("fd/m=10/b=%d", bits), func(b *testing.B) { benchSON(b, Config{M: 10, Alpha: 1}, bits) })
+	}
+}

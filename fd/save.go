@@ -1,0 +1,152 @@
+package fd
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/sparseson/sparseson/model"
+)
+
+// Save implements sparse.Sketch: the whole sketch state, bit-exactly.
+func (s *Sketch) Save(w *model.Writer) {
+	w.Uint32(uint32(s.m))
+	w.Uint32(uint32(s.lb))
+	w.Uint32(uint32(s.pmax))
+	w.Uint32(uint32(s.p))
+	w.Uint32(uint32(s.q))
+	w.Uint32(uint32(s.nb))
+	w.Bool(s.diag)
+	w.Float64(s.alpha)
+	w.Float64(s.sumRho)
+	w.Float64(s.knorm)
+	cs := s.cnt.fields()
+	w.Uint32(uint32(len(cs)))
+	for _, v := range cs {
+		w.Uint64(uint64(*v))
+	}
+	for _, a := range s.stateArrays() {
+		w.Float64s(a)
+	}
+}
+
+func (c *Counts) fields() []*int64 {
+	return []*int64{&c.Updates, &c.Shrinks, &c.Absorbs, &c.Appends, &c.Compactions, &c.CondCompact, &c.Skipped,
+		&c.AbsorbInfeasible, &c.AbsorbIllCond, &c.AbsorbBand}
+}
+
+func (s *Sketch) stateArrays() [][]float64 {
+	return [][]float64{s.C, s.K, s.E, s.L, s.pu, s.pinv}
+}
+
+// Load implements sparse.Sketch; the sketch must have been created with the
+// saved model's Config.
+func (s *Sketch) Load(r *model.Reader) error {
+	m, lb, pm := int(r.Uint32()), int(r.Uint32()), int(r.Uint32())
+	p, q, nb := int(r.Uint32()), int(r.Uint32()), int(r.Uint32())
+	diag := r.Bool()
+	alpha, sumRho, knorm := r.Float64(), r.Float64(), r.Float64()
+	var cnt Counts
+	cs := cnt.fields()
+	if n := int(r.Uint32()); n != len(cs) {
+		r.Fail("FD sketch has %d counters, want %d", n, len(cs))
+	}
+	for _, v := range cs {
+		*v = int64(r.Uint64())
+	}
+	arrs := s.stateArrays()
+	loaded := make([][]float64, len(arrs))
+	for i := range arrs {
+		loaded[i] = r.Float64s(nil)
+	}
+	if r.Err() != nil {
+		return r.Err()
+	}
+	if m != s.m || lb != s.lb || pm != s.pmax {
+		return fmt.Errorf("%w: FD sketch saved with m = %d, buffer %d, row cap %d; configured m = %d, buffer %d, row cap %d",
+			model.ErrCorrupt, m, lb, pm, s.m, s.lb, s.pmax)
+	}
+	if p > pm || q >= lb || nb >= lb || (q > 0 && p == 0) {
+		return fmt.Errorf("%w: FD sketch state does not fit (p = %d, q = %d, buffer %d)", model.ErrCorrupt, p, q, nb)
+	}
+	for i, a := range loaded {
+		if len(a) != len(arrs[i]) {
+			return fmt.Errorf("%w: FD sketch array %d has %d values, want %d", model.ErrCorrupt, i, len(a), len(arrs[i]))
+		}
+		for _, v := range a {
+			if !isFinite(v) {
+				return fmt.Errorf("%w: non-finite FD sketch state", model.ErrCorrupt)
+			}
+		}
+	}
+	for _, v := range cs {
+		if *v < 0 {
+			return fmt.Errorf("%w: negative FD sketch counter", model.ErrCorrupt)
+		}
+	}
+	if !(alpha >= 0) || math.IsInf(alpha, 0) || !(sumRho >= 0) || !(knorm >= 0) || math.IsInf(knorm, 0) || math.IsInf(sumRho, 0) {
+		return fmt.Errorf("%w: bad FD sketch scalars", model.ErrCorrupt)
+	}
+	if !s.cfg.Robust && alpha != s.cfg.Alpha {
+		return fmt.Errorf("%w: FD sketch saved with α = %v, configured %v", model.ErrCorrupt, alpha, s.cfg.Alpha)
+	}
+	for i, a := range loaded {
+		copy(arrs[i], a)
+	}
+	s.p, s.q, s.nb, s.diag = p, q, nb, diag
+	s.alpha, s.sumRho, s.knorm = alpha, sumRho, knorm
+	s.cnt = cnt
+	return nil
+}
+
+// Eigenvalues returns the eigenvalues of SSᵀ (= those of SᵀS), largest
+// first: in the diagonal state the E of the last shrink.
+func (s *Sketch) Eigenvalues() []float64 {
+	q := s.q
+	if q == 0 {
+		return nil
+	}
+	if s.diag {
+		return append([]float64(nil), s.E[:q]...)
+	}
+	G := make([]float64, q*q)
+	s.gramInto(G, q)
+	lam, U := make([]float64, q), make([]float64, q*q)
+	work := make([]float64, q+eigWork(q))
+	if !eigSym(q, G, lam, U, work) {
+		return nil
+	}
+	for i := range lam {
+		lam[i] = math.Max(lam[i], 0)
+	}
+	return lam
+}
+
+// Report implements sparse.Sketch: the eigenvalue estimates, the share of
+// Σ‖ĝ‖² they capture, and the absorb/append/compaction rates per update.
+func (s *Sketch) Report(w io.Writer, sumG2 float64) {
+	c := s.cnt
+	fmt.Fprintf(w, "sketch = %s, m = %d, α = %.6g, rows of Z = %d (cap %d), sketch rows = %d, updates = %d\n",
+		s.Name(), s.m, s.alpha, s.p, s.pmax, s.q, c.Updates)
+	e := s.Eigenvalues()
+	fmt.Fprintf(w, "top eigenvalue estimates (E) =")
+	var sum float64
+	for _, x := range e {
+		fmt.Fprintf(w, " %.4g", x)
+		sum += x
+	}
+	fmt.Fprintln(w)
+	share := 0.0
+	if sumG2 > 0 {
+		share = sum / sumG2
+	}
+	fmt.Fprintf(w, "share of Σ‖ĝ‖² captured = %.4f (Σ‖ĝ‖² = %.6g, Σλ_m discarded = %.6g)\n", share, sumG2, s.sumRho)
+	rate := func(n int64) float64 {
+		if c.Updates == 0 {
+			return 0
+		}
+		return float64(n) / float64(c.Updates)
+	}
+	fmt.Fprintf(w, "per update: shrinks %.4f, absorbs %.4f, appends %.4f, compactions %.5f (%.5f for conditioning), skipped %d\n",
+		rate(c.Shrinks), rate(c.Absorbs), rate(c.Appends), rate(c.Compactions), rate(c.CondCompact), c.Skipped)
+}
