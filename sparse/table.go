@@ -27,7 +27,9 @@ func NewTable(bits uint, stride int) *Table {
 	if bits < 1 || bits > MaxBits {
 		panic(fmt.Sprintf("sparse.NewTable: bits %d out of range", bits))
 	}
-	return &Table{Stride: stride, index: make([]int32, 1<<bits), mask: 1<<bits - 1}
+	t := &Table{Stride: stride, mask: 1<<bits - 1}
+	t.index = newIndex(t, bits)
+	return t
 }
 
 // Len is the number of rows (features seen).

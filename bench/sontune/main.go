@@ -74,9 +74,7 @@ func main() {
 			ds, s := ds, s
 			jobs = append(jobs, func() error {
 				flags := []string{"--oja", "-m", "10", "--loss_function", *lossName, "--alpha", run.Pow2(s.alpha), "--projection", s.C}
-				if s.diag {
-					flags = append(flags, "--diag")
-				}
+				flags = append(flags, fmt.Sprintf("--diag=%v", s.diag))
 				if s.scale != "" {
 					flags = append(flags, "--sketch_scale", s.scale)
 				}

@@ -31,6 +31,7 @@ func main() {
 	passes := flag.Int("passes", 5, "passes over the cache per timed run")
 	repeat := flag.Int("repeat", 3, "timed runs per setting (the fastest is kept)")
 	set := flag.String("set", "son", "which settings: son, sketches, bits, all")
+	kinds := flag.String("kinds", "oja,rp,fd,rfd", "sketches of the bits set")
 	extra := flag.String("extra", "", "comma-separated extra settings as name=flags;flags (e.g. fd10=--fd -m 10)")
 	flag.Parse()
 	bin, err := run.Binary()
@@ -64,7 +65,7 @@ func main() {
 	if *set == "bits" || *set == "all" {
 		for _, b := range []string{"16", "18", "20", "22", "24"} {
 			add("AdaGrad", b)
-			for _, k := range []string{"oja", "rp", "fd", "rfd"} {
+			for _, k := range strings.Split(*kinds, ",") {
 				add(k+" m=10", b, "--"+k, "-m", "10")
 			}
 		}

@@ -70,6 +70,10 @@ type config struct {
 	oja          bool
 	rp           bool
 	full         bool
+	fdSketch     bool
+	fdFast       bool
+	rfd          bool
+	rfdFast      bool
 	alpha        float64
 	alphaInverse float64
 	projection   float64
@@ -93,7 +97,7 @@ var flagGroups = []struct {
 	{"Passes", []string{"passes", "cache", "cache_file", "kill_cache", "holdout_off", "holdout_period", "early_terminate", "random_seed"}},
 	{"Loss and prediction", []string{"loss_function", "quantile_tau", "binary", "link"}},
 	{"First-order learner (default: AdaGrad)", []string{"learning_rate", "power_t", "initial_t", "l2", "sgd", "adaptive", "normalized"}},
-	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "sketch_scale", "oja_rate", "diag", "sketch_report"}},
+	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "sketch_scale", "oja_rate", "diag", "sketch_report"}},
 }
 
 func parseFlags(args []string, stdout io.Writer) (*config, error) {
@@ -150,8 +154,12 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.IntVarP(&c.sketchSize, "sketch_size", "m", 10, "sketch size m of a SON learner (0 = no sketch: the scale-invariant first-order step); -m alone selects Oja-SON")
 	fs.BoolVar(&c.oja, "oja", false, "Oja-SON: sketch with Oja's algorithm (seed 004 Alg. 3–5)")
 	fs.BoolVar(&c.rp, "rp", false, "RP-SON: Gaussian random-projection sketch (seed 004 §3), seeded by --random_seed")
+	fs.BoolVar(&c.fdSketch, "fd", false, "FD-SON: Frequent Directions sketch (seed 004 Alg. 2)")
+	fs.BoolVar(&c.fdFast, "fd_fast", false, "FD-SON with the doubled-buffer fast FD (seed 002 Alg. 4–6)")
+	fs.BoolVar(&c.rfd, "rfd", false, "RFD-SON: Robust FD (seed 002); α₀ = 0 unless --alpha is given (RFD₀: no tuning)")
+	fs.BoolVar(&c.rfdFast, "rfd_fast", false, "RFD-SON with the doubled buffer")
 	fs.BoolVar(&c.full, "full", false, "full ONS (seed 004 Eq. 1–2): exact dense d×d A_t, for -b ≤ 12; the reference for small data")
-	fs.Float64Var(&c.alpha, "alpha", defaultAlpha, "α of A_t = αI + SᵀS; 1/α is SON's step size (default 16; 128 for squared loss)")
+	fs.Float64Var(&c.alpha, "alpha", defaultAlpha, "α of A_t = αI + SᵀS; 1/α is SON's step size outside the sketch")
 	fs.Float64Var(&c.alphaInverse, "alpha_inverse", 0, "set α = 1/value (VW's OjaNewton option)")
 	fs.Float64Var(&c.projection, "projection", defaultProjection, "C: project w onto |w·x| ≤ C before predicting (Lemma 1); inf turns it off")
 	fs.Float64Var(&c.sigma, "sigma", -1, "σ of the to-sketch scale √(σ+η_t) (default: 1/(8C²) for squared loss with finite C, else 0)")

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -170,6 +171,10 @@ var learnerFlagSets = [][]string{
 	{"-m", "0"},
 	{"--rp", "-m", "4", "--random_seed", "7"},
 	{"--full", "-b", "10"},
+	{"--fd", "-m", "4"},
+	{"--rfd", "-m", "4"},
+	{"--fd_fast", "-m", "4", "--alpha", "0.5"},
+	{"--rfd_fast", "-m", "4"},
 }
 
 func TestMalformedLines(t *testing.T) {
@@ -312,6 +317,35 @@ func TestReadableModel(t *testing.T) {
 	for _, slot := range []string{"\n92594:", "\n163331:", "\n185951:", "\n116060:"} {
 		if !strings.Contains(got, slot) {
 			t.Errorf("readable model lacks slot %q:\n%s", slot, got)
+		}
+	}
+}
+
+func TestOutputOptions(t *testing.T) {
+	dir := t.TempDir()
+	data := write(t, filepath.Join(dir, "d.vw"), plain(t, "heart_scale.train.vw.gz"))
+	check := func(flags []string, ok func(v float64) bool, what string) {
+		t.Helper()
+		pred := filepath.Join(dir, "p")
+		mustRun(t, nil, append(append([]string{"--quiet", "--loss_function", "logistic", "-p", pred}, flags...), data)...)
+		lines := strings.Fields(read(t, pred))
+		if len(lines) != 216 {
+			t.Fatalf("%v: %d predictions", flags, len(lines))
+		}
+		for _, s := range lines {
+			var v float64
+			if _, err := fmt.Sscan(s, &v); err != nil || !ok(v) {
+				t.Fatalf("%v: prediction %q is not %s", flags, s, what)
+			}
+		}
+	}
+	check([]string{"--link", "logistic"}, func(v float64) bool { return v > 0 && v < 1 }, "a probability")
+	check([]string{"--binary"}, func(v float64) bool { return v == 1 || v == -1 }, "±1")
+	// -P 50 prints a row every 50 examples: at 50, 100, 150, 200.
+	stderr := mustRun(t, nil, "-P", "50", "--loss_function", "logistic", data)
+	for _, n := range []string{" 50 ", " 100 ", " 150 ", " 200 "} {
+		if !strings.Contains(stderr, n) {
+			t.Errorf("-P 50: no row at %s:\n%s", n, stderr)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/sparseson/sparseson/fd"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/oja"
@@ -12,14 +13,13 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// SON defaults, chosen by go run ./bench/sontune (README, "Choosing SON's
-// defaults"): with pre-scaling on, C = ∞ and η_t = 1/√t, α = 16 for
-// logistic loss and α = 128 for squared loss were the settings closest to
-// each shared dataset's tuned optimum.
+// SON defaults, chosen with go run ./bench/sontune (README, "Choosing
+// SON's defaults"): pre-scaling on, C = ∞ and η_t = 1/√t; α = 2 is the
+// best mean test accuracy over the shared binary sets among the α that
+// reach news20's target (≥ 92.8%, liblinear's batch optimum).
 const (
-	defaultAlpha        = 16.0
-	defaultAlphaSquared = 128.0
-	defaultEta0         = 1.0
+	defaultAlpha = 2.0
+	defaultEta0  = 1.0
 )
 
 // defaultProjection is C = ∞: no projection.
@@ -43,7 +43,17 @@ var sketchKinds = []sketchKind{
 		}
 		return rp.New(rp.Config{M: p.int(o, "m"), Alpha: p.float(o, "alpha"), Seed: seed})
 	}},
+	{"fd", fdKind(false, false)},
+	{"fd_fast", fdKind(false, true)},
+	{"rfd", fdKind(true, false)},
+	{"rfd_fast", fdKind(true, true)},
 	{"full", nil}, // not a sketch: selects the full ONS family
+}
+
+func fdKind(robust, fast bool) func(o model.Options, p *optParser) (sparse.Sketch, error) {
+	return func(o model.Options, p *optParser) (sparse.Sketch, error) {
+		return fd.New(fd.Config{M: p.int(o, "m"), Alpha: p.float(o, "alpha"), Robust: robust, Fast: fast})
+	}
 }
 
 // sonSelected reports whether the command line asks for a SON learner, and
@@ -84,9 +94,6 @@ func sonConfig(o model.Options, p *optParser) sparse.SONConfig {
 // sonOptions are the model options of the flags shared by SON and full ONS.
 func sonOptions(c *config) model.Options {
 	alpha := c.alpha
-	if !c.changed("alpha") && c.lossName == "squared" {
-		alpha = defaultAlphaSquared
-	}
 	if c.alphaInverse > 0 {
 		alpha = 1 / c.alphaInverse
 	}
@@ -147,7 +154,18 @@ var sonFamily = &family{
 		if c.sketchSize == 0 {
 			kind = "none"
 		}
+		rfd0 := (kind == "rfd" || kind == "rfd_fast") && !c.changed("alpha") && !c.changed("alpha_inverse")
+		if rfd0 && !c.changed("projection") {
+			// RFD₀'s pseudo-inverse steps need the bound of seed 002's
+			// experiments, K_t = {w : |wᵀx_t| ≤ 1}.
+			c2 := *c
+			c2.projection = 1
+			c = &c2
+		}
 		o := sonOptions(c)
+		if rfd0 {
+			o["alpha"] = "0" // RFD₀ (seed 002): α grows from 0, nothing to tune
+		}
 		o["sketch"], o["m"] = kind, strconv.Itoa(c.sketchSize)
 		o["oja_rate"], o["random_seed"] = fmtFloat(c.ojaRate), strconv.FormatUint(c.seed, 10)
 		return o

@@ -1,0 +1,83 @@
+package oja
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/sparseson/sparseson/gd"
+	"github.com/sparseson/sparseson/internal/dense"
+	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/sparse"
+)
+
+var newsStream = map[uint][]sparse.Example{}
+
+// news returns 4096 news20-like examples (≈130 distinct words each from a
+// 100k-word Zipf vocabulary) hashed into 2^bits slots.
+func news(bits uint) []sparse.Example {
+	if d, ok := newsStream[bits]; ok {
+		return d
+	}
+	d := dense.NewsLike(4096, 100000, 130, bits, 1)
+	newsStream[bits] = d
+	return d
+}
+
+// steady runs one warm-up pass (every feature gets its row, every buffer
+// its size), then times b.N examples cycling through the stream.
+func steady(b *testing.B, l sparse.Learner, data []sparse.Example) {
+	for i := range data {
+		l.Learn(&data[i])
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var sink float64
+	for i := 0; i < b.N; i++ {
+		sink += l.Learn(&data[i%len(data)])
+	}
+	b.StopTimer()
+	if math.IsNaN(sink) {
+		b.Fatal("NaN prediction")
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "examples/s")
+}
+
+func newOjaSON(b *testing.B, m int, bits uint) *sparse.SON {
+	var sk sparse.Sketch = sparse.NoSketch{A: 16}
+	if m > 0 {
+		o, err := New(Config{M: m, Alpha: 16, Rate: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		sk = o
+	}
+	sp, err := sparse.NewSON(sparse.SONConfig{Bits: bits, C: math.Inf(1), Eta0: 1, Diag: true}, loss.Logistic{}, sk)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return sp
+}
+
+// BenchmarkOjaSON: ns/example of Oja-SON (the CLI's defaults: pre-scaling,
+// α = 16, C = ∞, logistic loss) against AdaGrad on the same stream.
+func BenchmarkOjaSON(b *testing.B) {
+	b.Run("AdaGrad", func(b *testing.B) {
+		g, err := gd.New(gd.Config{Bits: 18, Adaptive: true, Normalized: true, Eta: 0.5, PowerT: 0.5}, loss.Logistic{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		steady(b, g, news(18))
+	})
+	for _, m := range []int{0, 5, 10, 20} {
+		b.Run(fmt.Sprintf("m=%d", m), func(b *testing.B) { steady(b, newOjaSON(b, m, 18), news(18)) })
+	}
+}
+
+// BenchmarkOjaSONBits: Oja m = 10 across hash sizes; the per-example cost
+// must not grow with -b.
+func BenchmarkOjaSONBits(b *testing.B) {
+	for _, bits := range []uint{16, 18, 20, 22, 24} {
+		b.Run(fmt.Sprintf("b=%d", bits), func(b *testing.B) { steady(b, newOjaSON(b, 10, bits), news(bits)) })
+	}
+}
