@@ -349,11 +349,24 @@ func (s *Sketch) woodbury(c float64, z []float64, kap float64) bool {
 		copy(a, s.q)
 		shift = 0
 	}
-	s.mulH(ha, a)
-	s.mulH(hr, r)
-	k11 := dot(a, ha) - shift
-	k22 := dot(r, hr)
-	k12 := 1 + dot(a, hr)
+	// Ha and Hr in one pass over H, and the three quadratic forms.
+	var aha, rhr, ahr float64
+	for i := 0; i < m; i++ {
+		row := s.H[i*m : i*m+m]
+		row = row[:len(a)]
+		var x, y float64
+		for j, h := range row {
+			x += h * a[j]
+			y += h * r[j]
+		}
+		ha[i], hr[i] = x, y
+		aha += a[i] * x
+		rhr += r[i] * y
+		ahr += a[i] * y
+	}
+	k11 := aha - shift
+	k22 := rhr
+	k12 := 1 + ahr
 	det := k11*k22 - k12*k12
 	if !(det < 0) || !finite(det) || !finite(k11) || !finite(k22) || !finite(k12) {
 		return false
@@ -399,27 +412,17 @@ func addQRTo(N, q, r []float64, m int) {
 	}
 }
 
-// norms returns ‖N − αI‖_F and max |N_ij|.
+// norms returns tr(N − αI) = ‖Z‖_F², an upper bound on ‖Z‖₂², and
+// max_i N_ii, which bounds every |N_ij| of the positive definite N. Both
+// cost O(m), where ‖N − αI‖_F and max |N_ij| would cost O(m²) per update.
 func (s *Sketch) norms() (k2, nmax float64) {
 	m := s.m
-	var sum float64
-	var max2 float64 // max N_ij²
 	for i := 0; i < m; i++ {
-		row := s.N[i*m : i*m+m]
-		for _, part := range [2][]float64{row[:i], row[i+1:]} {
-			for _, v := range part {
-				v2 := v * v
-				sum += v2
-				if v2 > max2 {
-					max2 = v2
-				}
-			}
-		}
-		e := row[i] - s.cfg.Alpha
-		sum += e * e
-		max2 = max(max2, row[i]*row[i])
+		d := s.N[i*m+i]
+		k2 += d - s.cfg.Alpha
+		nmax = max(nmax, d)
 	}
-	return math.Sqrt(sum), math.Sqrt(max2)
+	return max(k2, 0), nmax
 }
 
 // cholInverse sets H = A⁻¹ for a symmetric positive definite A (m×m,

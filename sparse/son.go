@@ -51,7 +51,7 @@ type SON struct {
 	tab    *Table
 	stride int
 	pmax   int
-	dOff   int // column of D_j − 0.1 (diag only)
+	dOff   int // columns D_j − 0.1 and 1/√D_j (diag only)
 	b      []float64
 	t      float64 // rounds with a positive importance weight
 	sumG2  float64 // Σ‖ĝ‖², for the sketch report
@@ -95,10 +95,16 @@ func NewSON(cfg SONConfig, l loss.Loss, sk Sketch) (*SON, error) {
 	}
 	s := &SON{cfg: cfg, loss: l, sk: sk, pmax: pmax, stride: 1 + pmax}
 	if cfg.Diag {
+		// Two columns: Σg² and the x̃ scale 1/√(0.1 + Σg²), kept so that
+		// predicting costs no square root per feature.
 		s.dOff = s.stride
-		s.stride++
+		s.stride += 2
 	}
 	s.tab = NewTable(cfg.Bits, s.stride)
+	if cfg.Diag {
+		s.tab.Init = make([]float64, s.stride)
+		s.tab.Init[s.dOff+1] = 1 / math.Sqrt(diag0)
+	}
 	s.b = make([]float64, pmax)
 	s.z = make([]float64, pmax)
 	s.mz = make([]float64, pmax)
@@ -132,7 +138,7 @@ func (s *SON) resolve(ex *Example, create bool) (n float64) {
 		s.offs = append(s.offs, o)
 		x := ex.Val[i]
 		if s.cfg.Diag && o >= 0 {
-			x /= math.Sqrt(diag0 + s.tab.Rows[o+s.dOff])
+			x *= s.tab.Rows[o+s.dOff+1]
 		} else if s.cfg.Diag {
 			x /= math.Sqrt(diag0)
 		}
@@ -142,23 +148,28 @@ func (s *SON) resolve(ex *Example, create bool) (n float64) {
 	return n
 }
 
-// zx computes z = Z·x̃ over the first p rows and returns w̄·x̃.
-func (s *SON) zx(p int) (wx float64) {
+// zx computes z = Z·x̃ over the first p rows and returns w̄·x̃ and
+// Σ_{j∈I} w̄_j² (for the fold guard).
+func (s *SON) zx(p int) (wx, wsq float64) {
 	rows := s.tab.Rows
 	z := s.z[:p]
 	clear(z)
+	xt := s.xt[:len(s.offs)]
 	for k, o := range s.offs {
 		if o < 0 {
 			continue
 		}
-		x := s.xt[k]
-		wx += rows[o] * x
+		x := xt[k]
+		w := rows[o]
+		wx += w * x
+		wsq += w * w
 		col := rows[o+1 : o+1+p]
-		for i := range z {
-			z[i] += col[i] * x
+		col = col[:len(z)]
+		for i, c := range col {
+			z[i] += c * x
 		}
 	}
-	return wx
+	return wx, wsq
 }
 
 func (s *SON) wbarDot() (wx float64) {
@@ -195,7 +206,7 @@ func clip(y, C float64) float64 { return math.Max(-C, math.Min(C, y)) }
 func (s *SON) Predict(ex *Example) float64 {
 	s.resolve(ex, false)
 	p := len(s.st.Z)
-	wx := s.zx(p)
+	wx, _ := s.zx(p)
 	return ex.Initial + clip(wx+dot(s.b[:p], s.z[:p]), s.cfg.C)
 }
 
@@ -204,8 +215,7 @@ func (s *SON) Learn(ex *Example) float64 {
 	n := s.resolve(ex, true)
 	p := len(s.st.Z)
 	z := s.z[:p]
-	wx := s.zx(p)
-	oldsq := s.wbarSq()
+	wx, oldsq := s.zx(p)
 	s.folded = false
 	// P1: project onto |w·x̃| ≤ C in the A_{t−1} norm.
 	if tau := tauC(wx+dot(s.b[:p], z), s.cfg.C); tau != 0 && n > 0 {
@@ -233,11 +243,16 @@ func (s *SON) Learn(ex *Example) float64 {
 	// P5: u_{t+1} = w_t − A_t⁻¹g with g = h·ℓ'·x̃.
 	g := h * d
 	mz := s.mz[:p]
+	newsq := -1.0
 	if alpha := s.sk.Alpha(); alpha > 0 {
 		rows := s.tab.Rows
 		f := g / alpha
+		xt := s.xt[:len(s.offs)]
+		newsq = 0
 		for k, o := range s.offs {
-			rows[o] -= f * s.xt[k]
+			w := rows[o] - f*xt[k]
+			rows[o] = w
+			newsq += w * w
 		}
 		s.sk.MulM(mz, z)
 		for i, v := range mz {
@@ -249,7 +264,7 @@ func (s *SON) Learn(ex *Example) float64 {
 			s.b[i] -= g * v
 		}
 	}
-	s.guard(oldsq)
+	s.guard(oldsq, newsq)
 	return pred
 }
 
@@ -263,12 +278,16 @@ func (s *SON) Learn(ex *Example) float64 {
 // Σ‖ĝ‖² and pinned the sketch's top direction to it (sketches.md §6).
 func (s *SON) rescale(ex *Example, d, h float64) (n float64, z []float64) {
 	rows := s.tab.Rows
+	val := ex.Val[:len(s.offs)]
+	xt := s.xt[:len(s.offs)]
 	for k, o := range s.offs {
-		x := ex.Val[k]
+		x := val[k]
 		gx := d * x
-		rows[o+s.dOff] += h * gx * gx
-		x /= math.Sqrt(diag0 + rows[o+s.dOff])
-		s.xt[k] = x
+		dd := rows[o+s.dOff] + h*gx*gx
+		r := 1 / math.Sqrt(diag0+dd)
+		rows[o+s.dOff], rows[o+s.dOff+1] = dd, r
+		x *= r
+		xt[k] = x
 		n += x * x
 	}
 	p := len(s.st.Z)
@@ -285,17 +304,21 @@ func (s *SON) wbarSq() (v float64) {
 	return v
 }
 
-// guard updates ‖w̄‖² after an example (oldsq was Σ_I w̄_j² before it) and
+// guard updates ‖w̄‖² after an example (oldsq was Σ_I w̄_j² before it,
+// newsq is Σ_I w̄_j² after it, or −1 if not yet known) and
 // folds when w̄ or Zᵀb has grown FoldRatio times past ‖w‖. Two effects make
 // this necessary (sketches.md §2, "Numerical fact"): w̄ and Zᵀb cancel along
 // the sketched directions, and b holds w's sketched part in the skewed
 // basis Z (cond K up to θ), so every rounding error is relative to ‖b‖·‖Z‖
 // rather than to ‖w‖. After a fold b restarts from zero.
-func (s *SON) guard(oldsq float64) {
+func (s *SON) guard(oldsq, newsq float64) {
+	if newsq < 0 {
+		newsq = s.wbarSq()
+	}
 	if s.folded {
-		s.wsq += s.wbarSq() - s.wsqI
+		s.wsq += newsq - s.wsqI
 	} else {
-		s.wsq += s.wbarSq() - oldsq
+		s.wsq += newsq - oldsq
 	}
 	p := len(s.st.Z)
 	if p == 0 {
@@ -366,7 +389,7 @@ func (s *SON) Weights(fn func(slot uint32, w float64)) {
 		o := r * s.stride
 		w := rows[o] + dot(s.b[:p], rows[o+1:o+1+p])
 		if s.cfg.Diag {
-			w /= math.Sqrt(diag0 + rows[o+s.dOff])
+			w *= rows[o+s.dOff+1]
 		}
 		fn(k, w)
 	}

@@ -14,10 +14,13 @@ func (s *SON) Absorb(delta []float64) {
 	c := s.c
 	cb := c * dot(delta, s.b[:p])
 	rows := s.tab.Rows
+	xt := s.xt[:len(s.offs)]
 	for k, o := range s.offs {
-		gx := c * s.xt[k]
-		rows[o] -= cb * s.xt[k]
+		x := xt[k]
+		gx := c * x
+		rows[o] -= cb * x
 		col := rows[o+1 : o+1+p]
+		col = col[:len(delta)]
 		for i, v := range delta {
 			col[i] += v * gx
 		}
