@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sparseson/sparseson/internal/dense"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/sparse"
 )
@@ -35,7 +36,7 @@ func newsStream(bits uint) []sparse.Example {
 	if d, ok := benchData[bits]; ok {
 		return d
 	}
-	d := newsLike(benchRing, 100000, 130, bits, 1)
+	d := dense.NewsLike(benchRing, 100000, 130, bits, 1)
 	benchData[bits] = d
 	return d
 }

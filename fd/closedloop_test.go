@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
-	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -33,28 +32,12 @@ func (c setup) String() string {
 	return fmt.Sprintf("%s_d%d_m%d_s%d_%s_a%g_C%g_diag%v_seed%d", kind, c.d, c.m, c.s, c.lossName, c.alpha, c.C, c.diag, c.seed)
 }
 
-func newLoss(name string) loss.Loss {
-	if name == "logistic" {
-		return loss.Logistic{}
-	}
-	return &loss.Squared{Range: loss.LabelRange{Min: -1e9, Max: 1e9}}
-}
-
-// sigma returns σ of sketches.md §10: σ + η_t = 1/(8C²) + 1/√t for squared
-// loss and 1/√t for logistic loss.
-func sigma(c setup) float64 {
-	if c.lossName == "squared" {
-		return 1 / (8 * c.C * c.C)
-	}
-	return 0
-}
-
 func (c setup) config() Config {
 	return Config{M: c.m, Alpha: c.alpha, Robust: c.robust, Fast: c.fast}
 }
 
 func (c setup) sonConfig() sparse.SONConfig {
-	return sparse.SONConfig{Bits: 9, C: c.C, Sigma: sigma(c), Eta0: 1, Diag: c.diag}
+	return sparse.SONConfig{Bits: 9, C: c.C, Sigma: dense.Sigma(c.lossName, c.C), Eta0: 1, Diag: c.diag}
 }
 
 func newSparse(t testing.TB, c setup, cfg Config) (*sparse.SON, *Sketch) {
@@ -63,7 +46,7 @@ func newSparse(t testing.TB, c setup, cfg Config) (*sparse.SON, *Sketch) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := sparse.NewSON(c.sonConfig(), newLoss(c.lossName), sk)
+	sp, err := sparse.NewSON(c.sonConfig(), dense.Loss(c.lossName), sk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +54,7 @@ func newSparse(t testing.TB, c setup, cfg Config) (*sparse.SON, *Sketch) {
 }
 
 func newDense(c setup) *dense.SON {
-	return dense.NewSON(c.d, c.C, sigma(c), 1, 0, c.diag, newLoss(c.lossName), dense.NewFD(c.m, c.d, c.alpha, c.robust, c.fast))
+	return dense.NewSON(c.d, c.C, dense.Sigma(c.lossName, c.C), 1, 0, c.diag, dense.Loss(c.lossName), dense.NewFD(c.m, c.d, c.alpha, c.robust, c.fast))
 }
 
 func (c setup) data(T int) []sparse.Example {
@@ -93,7 +76,7 @@ func sensitivity(c setup, T int) float64 {
 	a, b := newDense(c), newDense(c)
 	var worst float64
 	for i := range data {
-		worst = max(worst, rel(a.Learn(&data[i]), b.Learn(&pert[i])))
+		worst = max(worst, dense.Rel(a.Learn(&data[i]), b.Learn(&pert[i])))
 	}
 	return worst
 }
@@ -124,9 +107,9 @@ func closedLoop(t *testing.T, c setup, cfg Config, T int, tol float64) (worst, w
 	dn := newDense(c)
 	for i := range data {
 		a, b := sp.Learn(&data[i]), dn.Learn(&data[i])
-		worst = max(worst, rel(a, b))
-		if !(rel(a, b) <= tol) {
-			t.Fatalf("step %d: sparse %.15g dense %.15g (rel %.3g)", i, a, b, rel(a, b))
+		worst = max(worst, dense.Rel(a, b))
+		if !(dense.Rel(a, b) <= tol) {
+			t.Fatalf("step %d: sparse %.15g dense %.15g (rel %.3g)", i, a, b, dense.Rel(a, b))
 		}
 	}
 	wworst = compareWeights(t, sp, dn, tol)

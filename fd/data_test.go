@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"compress/gzip"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"os"
 	"sort"
 	"strconv"
@@ -80,59 +78,6 @@ func readLIBSVM(path string, bits uint) ([]sparse.Example, error) {
 		out = append(out, ex)
 	}
 	return out, sc.Err()
-}
-
-// newsLike draws a news20-like stream: each example holds about nnz distinct
-// words from a Zipf law (exponent 1.05) over vocab words, the values being
-// the word counts (draws with repetition until nnz distinct words), the
-// slot a fixed hash of the word masked to bits; ±1 labels from a hidden
-// linear rule on the counts, with 10% flipped.
-func newsLike(n, vocab, nnz int, bits uint, seed uint64) []sparse.Example {
-	rng := rand.New(rand.NewPCG(seed, 0x6e6577))
-	zipf := rand.NewZipf(rng, 1.05, 1, uint64(vocab-1))
-	theta := make([]float64, vocab)
-	for i := range theta {
-		theta[i] = rng.NormFloat64()
-	}
-	mask := uint32(1)<<bits - 1
-	out := make([]sparse.Example, n)
-	counts := map[uint64]float64{}
-	slots := map[uint32]float64{}
-	for t := range out {
-		clear(counts)
-		clear(slots)
-		for len(counts) < nnz {
-			counts[zipf.Uint64()]++
-		}
-		var margin float64
-		for w, c := range counts {
-			margin += theta[w] * c / math.Sqrt(float64(nnz))
-			slots[uint32(splitmix(w))&mask] += c
-		}
-		ex := &out[t]
-		ex.Weight, ex.HasLabel, ex.Label = 1, true, 1
-		if margin < 0 {
-			ex.Label = -1
-		}
-		if rng.Float64() < 0.1 {
-			ex.Label = -ex.Label
-		}
-		for s := range slots {
-			ex.Idx = append(ex.Idx, s)
-		}
-		sort.Slice(ex.Idx, func(i, j int) bool { return ex.Idx[i] < ex.Idx[j] })
-		for _, s := range ex.Idx {
-			ex.Val = append(ex.Val, slots[s])
-		}
-	}
-	return out
-}
-
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
 }
 
 // runStream trains a SON with the sketch on data (logistic loss, C = 1,

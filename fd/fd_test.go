@@ -76,23 +76,23 @@ func TestFullONS(t *testing.T) {
 		t.Run(c.String(), func(t *testing.T) {
 			data := c.data(1000)
 			sp, sk := newSparse(t, c, c.config())
-			dn := dense.NewSON(c.d, c.C, sigma(c), 1, 0, c.diag, newLoss(c.lossName), dense.NewFullSketch(c.d, c.alpha))
+			dn := dense.NewSON(c.d, c.C, dense.Sigma(c.lossName, c.C), 1, 0, c.diag, dense.Loss(c.lossName), dense.NewFullSketch(c.d, c.alpha))
 			var ons *dense.FullONS
 			if c.alpha > 0 {
-				ons = dense.NewFullONS(c.d, c.alpha, c.C, sigma(c), 1, 0, c.diag, newLoss(c.lossName))
+				ons = dense.NewFullONS(c.d, c.alpha, c.C, dense.Sigma(c.lossName, c.C), 1, 0, c.diag, dense.Loss(c.lossName))
 			}
 			var worst, worstONS float64
 			for i := range data {
 				a, b := sp.Learn(&data[i]), dn.Learn(&data[i])
-				worst = max(worst, rel(a, b))
-				if rel(a, b) > 1e-9 {
-					t.Fatalf("step %d: sparse %.15g full ONS %.15g (rel %.3g)", i, a, b, rel(a, b))
+				worst = max(worst, dense.Rel(a, b))
+				if dense.Rel(a, b) > 1e-9 {
+					t.Fatalf("step %d: sparse %.15g full ONS %.15g (rel %.3g)", i, a, b, dense.Rel(a, b))
 				}
 				if ons != nil {
 					o := ons.Learn(&data[i])
-					worstONS = max(worstONS, rel(a, o))
-					if rel(a, o) > 1e-9 {
-						t.Fatalf("step %d: sparse %.15g FullONS %.15g (rel %.3g)", i, a, o, rel(a, o))
+					worstONS = max(worstONS, dense.Rel(a, o))
+					if dense.Rel(a, o) > 1e-9 {
+						t.Fatalf("step %d: sparse %.15g FullONS %.15g (rel %.3g)", i, a, o, dense.Rel(a, o))
 					}
 				}
 			}
@@ -255,7 +255,7 @@ func TestSaveLoadContinue(t *testing.T) {
 					t.Fatal(err)
 				}
 				skb, _ := New(c.config())
-				b, err := sparse.LoadSON(r, c.sonConfig(), newLoss(c.lossName), skb)
+				b, err := sparse.LoadSON(r, c.sonConfig(), dense.Loss(c.lossName), skb)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -300,7 +300,7 @@ func TestLoadRejects(t *testing.T) {
 			t.Fatal(err)
 		}
 		sk, _ := New(cfg)
-		if _, err := sparse.LoadSON(r, c.sonConfig(), newLoss(c.lossName), sk); err == nil {
+		if _, err := sparse.LoadSON(r, c.sonConfig(), dense.Loss(c.lossName), sk); err == nil {
 			t.Errorf("loading into %+v succeeded", cfg)
 		}
 	}
@@ -326,7 +326,7 @@ func TestExtremeInputs(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(span), 9))
 				mustFinite := span < 10 || (cfg.Robust && !cfg.Fast)
 				sk, _ := New(cfg)
-				sp, err := sparse.NewSON(sparse.SONConfig{Bits: 8, C: 1, Eta0: 1}, newLoss(lossName), sk)
+				sp, err := sparse.NewSON(sparse.SONConfig{Bits: 8, C: 1, Eta0: 1}, dense.Loss(lossName), sk)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -160,5 +160,3 @@ func randomStream(rng *rand.Rand, T, d, s int, spread float64) [][]float64 {
 	}
 	return out
 }
-
-func rel(a, b float64) float64 { return math.Abs(a-b) / (1 + math.Abs(b)) }

@@ -73,7 +73,7 @@ func TestOpenLoop(t *testing.T) {
 				if df > 1e-12*sc {
 					t.Fatalf("step %d: ‖SᵀS − S_dᵀS_d‖_max/‖S_dᵀS_d‖ = %.3g", step, df/sc)
 				}
-				if rel(sk.Alpha(), dn.Alpha()) > 1e-12 {
+				if dense.Rel(sk.Alpha(), dn.Alpha()) > 1e-12 {
 					t.Fatalf("step %d: α %v, dense %v", step, sk.Alpha(), dn.Alpha())
 				}
 			}
@@ -110,7 +110,7 @@ func TestOpenLoopThroughSON(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec := &recorder{Sketch: sk}
-			sp, err := sparse.NewSON(c.sonConfig(), newLoss(c.lossName), rec)
+			sp, err := sparse.NewSON(c.sonConfig(), dense.Loss(c.lossName), rec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,7 +132,7 @@ func TestOpenLoopThroughSON(t *testing.T) {
 				}
 				sc, df := maxAbsDiff(sparseSTS(sp, sk, c.d), gramT(dn.Rows, c.d))
 				worst = max(worst, df/sc)
-				if df > 1e-12*sc || rel(sk.Alpha(), dn.Alpha()) > 1e-12 {
+				if df > 1e-12*sc || dense.Rel(sk.Alpha(), dn.Alpha()) > 1e-12 {
 					t.Fatalf("step %d: ‖SᵀS − S_dᵀS_d‖/‖S_dᵀS_d‖ = %.3g, α %v vs %v", step, df/sc, sk.Alpha(), dn.Alpha())
 				}
 			}

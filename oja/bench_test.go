@@ -11,19 +11,6 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-var newsStream = map[uint][]sparse.Example{}
-
-// news returns 4096 news20-like examples (≈130 distinct words each from a
-// 100k-word Zipf vocabulary) hashed into 2^bits slots.
-func news(bits uint) []sparse.Example {
-	if d, ok := newsStream[bits]; ok {
-		return d
-	}
-	d := dense.NewsLike(4096, 100000, 130, bits, 1)
-	newsStream[bits] = d
-	return d
-}
-
 // steady runs one warm-up pass (every feature gets its row, every buffer
 // its size), then times b.N examples cycling through the stream.
 func steady(b *testing.B, l sparse.Learner, data []sparse.Example) {
@@ -67,10 +54,10 @@ func BenchmarkOjaSON(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		steady(b, g, news(18))
+		steady(b, g, dense.News(18))
 	})
 	for _, m := range []int{0, 5, 10, 20} {
-		b.Run(fmt.Sprintf("m=%d", m), func(b *testing.B) { steady(b, newOjaSON(b, m, 18), news(18)) })
+		b.Run(fmt.Sprintf("m=%d", m), func(b *testing.B) { steady(b, newOjaSON(b, m, 18), dense.News(18)) })
 	}
 }
 
@@ -78,6 +65,6 @@ func BenchmarkOjaSON(b *testing.B) {
 // must not grow with -b.
 func BenchmarkOjaSONBits(b *testing.B) {
 	for _, bits := range []uint{16, 18, 20, 22, 24} {
-		b.Run(fmt.Sprintf("b=%d", bits), func(b *testing.B) { steady(b, newOjaSON(b, 10, bits), news(bits)) })
+		b.Run(fmt.Sprintf("b=%d", bits), func(b *testing.B) { steady(b, newOjaSON(b, 10, bits), dense.News(bits)) })
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
-	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
 )
@@ -25,22 +24,6 @@ func (c setup) String() string {
 	return fmt.Sprintf("d%d_m%d_s%d_%s_a%g_C%g_diag%v_spread%g_seed%d", c.d, c.m, c.s, c.lossName, c.alpha, c.C, c.diag, c.spread, c.seed)
 }
 
-func newLoss(name string) loss.Loss {
-	if name == "logistic" {
-		return loss.Logistic{}
-	}
-	return &loss.Squared{Range: loss.LabelRange{Min: -1e9, Max: 1e9}}
-}
-
-// sigma returns σ and η₀ of sketches.md §10: σ+η_t = 1/(8C²) + 1/√t for
-// squared loss and 1/√t for logistic loss.
-func sigma(c setup) float64 {
-	if c.lossName == "squared" {
-		return 1 / (8 * c.C * c.C)
-	}
-	return 0
-}
-
 func newPair(t *testing.T, c setup, cfg Config) (*sparse.SON, *Sketch, *dense.SON) {
 	t.Helper()
 	cfg.M, cfg.Alpha = c.m, c.alpha
@@ -51,15 +34,13 @@ func newPair(t *testing.T, c setup, cfg Config) (*sparse.SON, *Sketch, *dense.SO
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := sparse.NewSON(sparse.SONConfig{Bits: 8, C: c.C, Sigma: sigma(c), Eta0: 1, Diag: c.diag}, newLoss(c.lossName), sk)
+	sp, err := sparse.NewSON(sparse.SONConfig{Bits: 8, C: c.C, Sigma: dense.Sigma(c.lossName, c.C), Eta0: 1, Diag: c.diag}, dense.Loss(c.lossName), sk)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dn := dense.NewSON(c.d, c.C, sigma(c), 1, 0, c.diag, newLoss(c.lossName), dense.NewOja(c.m, c.d, c.alpha, cfg.Rate))
+	dn := dense.NewSON(c.d, c.C, dense.Sigma(c.lossName, c.C), 1, 0, c.diag, dense.Loss(c.lossName), dense.NewOja(c.m, c.d, c.alpha, cfg.Rate))
 	return sp, sk, dn
 }
-
-func rel(a, b float64) float64 { return math.Abs(a-b) / (1 + math.Abs(b)) }
 
 // TestMatchesDense is the closed-loop oracle of sketches.md §9 A: sparse
 // Oja-SON and the dense Alg. 1 + Alg. 3 give the same predictions at every
@@ -105,9 +86,9 @@ func TestMatchesDense(t *testing.T) {
 			var worst float64
 			for i := range data {
 				a, b := sp.Learn(&data[i]), dn.Learn(&data[i])
-				worst = max(worst, rel(a, b))
-				if rel(a, b) > 1e-9 {
-					t.Fatalf("step %d: sparse %.15g dense %.15g (rel %.3g)", i, a, b, rel(a, b))
+				worst = max(worst, dense.Rel(a, b))
+				if dense.Rel(a, b) > 1e-9 {
+					t.Fatalf("step %d: sparse %.15g dense %.15g (rel %.3g)", i, a, b, dense.Rel(a, b))
 				}
 			}
 			compareWeights(t, sp, dn, c.d, 1e-9)
@@ -135,7 +116,7 @@ func TestHardRegime(t *testing.T) {
 				sp, _, dn := newPair(t, c, Config{})
 				var big *dense.BigOjaSON
 				if lossName == "squared" && !diag {
-					big = dense.NewBigOjaSON(c.d, c.m, c.alpha, c.C, sigma(c), 1, 1, 256)
+					big = dense.NewBigOjaSON(c.d, c.m, c.alpha, c.C, dense.Sigma(c.lossName, c.C), 1, 1, 256)
 				}
 				var worst float64
 				for i := range data {
@@ -143,15 +124,15 @@ func TestHardRegime(t *testing.T) {
 					ref := "dense"
 					if big != nil {
 						ref = "256-bit"
-						if e := big.Learn(&data[i]); rel(b, e) > 1e-7 {
-							t.Fatalf("step %d: the float64 dense reference is %.3g from the 256-bit one", i, rel(b, e))
+						if e := big.Learn(&data[i]); dense.Rel(b, e) > 1e-7 {
+							t.Fatalf("step %d: the float64 dense reference is %.3g from the 256-bit one", i, dense.Rel(b, e))
 						} else {
 							b = e
 						}
 					}
-					worst = max(worst, rel(a, b))
-					if rel(a, b) > 1e-7 {
-						t.Fatalf("step %d: sparse %.15g %s %.15g (rel %.3g)", i, a, ref, b, rel(a, b))
+					worst = max(worst, dense.Rel(a, b))
+					if dense.Rel(a, b) > 1e-7 {
+						t.Fatalf("step %d: sparse %.15g %s %.15g (rel %.3g)", i, a, ref, b, dense.Rel(a, b))
 					}
 				}
 				t.Logf("max rel %.2e over %d steps", worst, T)
@@ -273,7 +254,7 @@ func TestDecomposeVariants(t *testing.T) {
 	slow, _, _ := newPair(t, c, Config{Cholesky: true})
 	for i := range data {
 		a, b := fast.Learn(&data[i]), slow.Learn(&data[i])
-		if rel(a, b) > 1e-11 {
+		if dense.Rel(a, b) > 1e-11 {
 			t.Fatalf("step %d: O(m²) %.15g vs Cholesky %.15g", i, a, b)
 		}
 	}
@@ -288,7 +269,7 @@ func TestRebaseLeavesModelUnchanged(t *testing.T) {
 	never, skNever, _ := newPair(t, c, Config{Theta: 1e300})
 	for i := range data {
 		a, b := often.Learn(&data[i]), never.Learn(&data[i])
-		if rel(a, b) > 1e-9 {
+		if dense.Rel(a, b) > 1e-9 {
 			t.Fatalf("step %d: with re-basing %.15g, without %.15g", i, a, b)
 		}
 	}
@@ -316,7 +297,7 @@ func TestSaveLoadContinue(t *testing.T) {
 			t.Fatal(err)
 		}
 		sk, _ := New(Config{M: c.m, Alpha: c.alpha, Rate: 1})
-		b, err := sparse.LoadSON(r, sparse.SONConfig{Bits: 8, C: c.C, Eta0: 1, Diag: diag}, newLoss(c.lossName), sk)
+		b, err := sparse.LoadSON(r, sparse.SONConfig{Bits: 8, C: c.C, Eta0: 1, Diag: diag}, dense.Loss(c.lossName), sk)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -340,7 +321,7 @@ func TestPredictIsNextLearnPrediction(t *testing.T) {
 	sp, _, _ := newPair(t, c, Config{})
 	for i := range data {
 		p := sp.Predict(&data[i])
-		if l := sp.Learn(&data[i]); rel(p, l) > 1e-12 {
+		if l := sp.Learn(&data[i]); dense.Rel(p, l) > 1e-12 {
 			t.Fatalf("step %d: Predict %v, Learn %v", i, p, l)
 		}
 	}

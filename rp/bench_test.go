@@ -10,26 +10,12 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// newsStream caches the benchmark stream per hash size: 4096 news20-like
-// examples (≈130 distinct words each from a 100k-word Zipf vocabulary,
-// unit norm, ±1 labels).
-var newsStream = map[uint][]sparse.Example{}
-
-func news(bits uint) []sparse.Example {
-	if d, ok := newsStream[bits]; ok {
-		return d
-	}
-	d := dense.NewsLike(4096, 100000, 130, bits, 1)
-	newsStream[bits] = d
-	return d
-}
-
 // benchSON measures sparse SON with the RP sketch in steady state: one
 // warm-up pass over the stream (every feature has its row, every buffer
 // its size), then b.N examples cycling through it. Logistic loss, C = 1
 // (the projection is active on most examples), η₀ = 1, α = 1.
 func benchSON(b *testing.B, m int, bits uint, chol bool) {
-	data := news(bits)
+	data := dense.News(bits)
 	sk, err := New(Config{M: m, Alpha: 1, Seed: 1, Cholesky: chol})
 	if err != nil {
 		b.Fatal(err)

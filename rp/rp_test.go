@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
-	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
 )
@@ -27,24 +26,8 @@ func (c setup) String() string {
 	return fmt.Sprintf("d%d_m%d_s%d_%s_a%g_C%g_diag%v_spread%g_seed%d", c.d, c.m, c.s, c.lossName, c.alpha, c.C, c.diag, c.spread, c.seed)
 }
 
-func newLoss(name string) loss.Loss {
-	if name == "logistic" {
-		return loss.Logistic{}
-	}
-	return &loss.Squared{Range: loss.LabelRange{Min: -1e9, Max: 1e9}}
-}
-
-// sigma returns σ of sketches.md §10: σ+η_t = 1/(8C²) + 1/√t for squared
-// loss and 1/√t for logistic loss (η₀ = 1 in both).
-func sigma(c setup) float64 {
-	if c.lossName == "squared" {
-		return 1 / (8 * c.C * c.C)
-	}
-	return 0
-}
-
 func sonConfig(c setup) sparse.SONConfig {
-	return sparse.SONConfig{Bits: 8, C: c.C, Sigma: sigma(c), Eta0: 1, Diag: c.diag}
+	return sparse.SONConfig{Bits: 8, C: c.C, Sigma: dense.Sigma(c.lossName, c.C), Eta0: 1, Diag: c.diag}
 }
 
 func newSparse(t testing.TB, c setup, cfg Config) (*sparse.SON, *Sketch) {
@@ -57,7 +40,7 @@ func newSparse(t testing.TB, c setup, cfg Config) (*sparse.SON, *Sketch) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := sparse.NewSON(sonConfig(c), newLoss(c.lossName), sk)
+	sp, err := sparse.NewSON(sonConfig(c), dense.Loss(c.lossName), sk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,27 +48,11 @@ func newSparse(t testing.TB, c setup, cfg Config) (*sparse.SON, *Sketch) {
 }
 
 func newDense(c setup) *dense.SON {
-	return dense.NewSON(c.d, c.C, sigma(c), 1, 0, c.diag, newLoss(c.lossName), dense.NewRP(c.m, c.d, c.alpha, c.seed, Stream))
+	return dense.NewSON(c.d, c.C, dense.Sigma(c.lossName, c.C), 1, 0, c.diag, dense.Loss(c.lossName), dense.NewRP(c.m, c.d, c.alpha, c.seed, Stream))
 }
-
-func rel(a, b float64) float64 { return math.Abs(a-b) / (1 + math.Abs(b)) }
 
 func stream(c setup, T int) []sparse.Example {
 	return dense.Problem{D: c.d, S: c.s, T: T, Loss: c.lossName, Spread: c.spread, Seed: c.seed}.Examples()
-}
-
-// perturb returns a copy of data with every value multiplied by
-// 1 + 1e-15·N(0,1).
-func perturb(data []sparse.Example, seed uint64) []sparse.Example {
-	rng := rand.New(rand.NewPCG(seed, 99))
-	out := make([]sparse.Example, len(data))
-	for i := range data {
-		out[i].CopyFrom(&data[i])
-		for k := range out[i].Val {
-			out[i].Val[k] *= 1 + 1e-15*rng.NormFloat64()
-		}
-	}
-	return out
 }
 
 // sensitivity is the largest rel difference between dense RP-SON on the
@@ -93,10 +60,10 @@ func perturb(data []sparse.Example, seed uint64) []sparse.Example {
 // be expected to match the dense one better than this.
 func sensitivity(c setup, data []sparse.Example) float64 {
 	a, b := newDense(c), newDense(c)
-	pd := perturb(data, c.seed)
+	pd := dense.Perturb(data, c.seed)
 	var worst float64
 	for i := range data {
-		worst = max(worst, rel(a.Learn(&data[i]), b.Learn(&pd[i])))
+		worst = max(worst, dense.Rel(a.Learn(&data[i]), b.Learn(&pd[i])))
 	}
 	return worst
 }
@@ -122,9 +89,9 @@ func run(t *testing.T, sp *sparse.SON, dn *dense.SON, data []sparse.Example, tol
 	var worst float64
 	for i := range data {
 		a, b := sp.Learn(&data[i]), dn.Learn(&data[i])
-		worst = max(worst, rel(a, b))
-		if tol >= 0 && rel(a, b) > tol {
-			t.Fatalf("step %d: sparse %.15g dense %.15g (rel %.3g)", i, a, b, rel(a, b))
+		worst = max(worst, dense.Rel(a, b))
+		if tol >= 0 && dense.Rel(a, b) > tol {
+			t.Fatalf("step %d: sparse %.15g dense %.15g (rel %.3g)", i, a, b, dense.Rel(a, b))
 		}
 	}
 	return worst
@@ -233,7 +200,7 @@ func TestWoodburyForms(t *testing.T) {
 		dn := newDense(c)
 		var worst float64
 		for i := range data {
-			worst = max(worst, rel(sp.Learn(&data[i]), dn.Learn(&data[i])))
+			worst = max(worst, dense.Rel(sp.Learn(&data[i]), dn.Learn(&data[i])))
 			resid[v] = max(resid[v], sk.Residual())
 		}
 		t.Logf("%-9s max rel %.2e, max ‖HN−I‖ %.2e", name, worst, resid[v])
@@ -335,7 +302,7 @@ func TestSaveLoadContinue(t *testing.T) {
 				// A different seed in the Config must not matter: the saved
 				// generator state wins.
 				sk, _ := New(Config{M: c.m, Alpha: c.alpha, Cholesky: chol, Seed: 12345})
-				b, err := sparse.LoadSON(r, sonConfig(c), newLoss(c.lossName), sk)
+				b, err := sparse.LoadSON(r, sonConfig(c), dense.Loss(c.lossName), sk)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -27,13 +27,6 @@ func (c fsetup) String() string {
 	return fmt.Sprintf("d%d_s%d_%s_a%g_C%g_diag%v_spread%g_seed%d", c.d, c.s, c.lossName, c.alpha, c.C, c.diag, c.spread, c.seed)
 }
 
-func fLoss(name string) loss.Loss {
-	if name == "logistic" {
-		return loss.Logistic{}
-	}
-	return &loss.Squared{Range: loss.LabelRange{Min: -1e9, Max: 1e9}}
-}
-
 func fSigma(c fsetup) float64 {
 	if c.lossName == "squared" {
 		return 1 / (8 * c.C * c.C)
@@ -51,7 +44,7 @@ func bitsFor(d int) uint {
 
 func newFull(t testing.TB, c fsetup) *sparse.Full {
 	t.Helper()
-	f, err := sparse.NewFull(sparse.SONConfig{Bits: bitsFor(c.d), C: c.C, Sigma: fSigma(c), Eta0: 1, Diag: c.diag}, c.alpha, fLoss(c.lossName))
+	f, err := sparse.NewFull(sparse.SONConfig{Bits: bitsFor(c.d), C: c.C, Sigma: fSigma(c), Eta0: 1, Diag: c.diag}, c.alpha, dense.Loss(c.lossName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,33 +52,19 @@ func newFull(t testing.TB, c fsetup) *sparse.Full {
 }
 
 func newFullRef(c fsetup) *dense.FullONS {
-	return dense.NewFullONS(c.d, c.alpha, c.C, fSigma(c), 1, 0, c.diag, fLoss(c.lossName))
+	return dense.NewFullONS(c.d, c.alpha, c.C, fSigma(c), 1, 0, c.diag, dense.Loss(c.lossName))
 }
 
 func fStream(c fsetup, T int) []sparse.Example {
 	return dense.Problem{D: c.d, S: c.s, T: T, Loss: c.lossName, Spread: c.spread, Seed: c.seed}.Examples()
 }
 
-func frel(a, b float64) float64 { return math.Abs(a-b) / (1 + math.Abs(b)) }
-
-func fPerturb(data []sparse.Example, seed uint64) []sparse.Example {
-	rng := rand.New(rand.NewPCG(seed, 99))
-	out := make([]sparse.Example, len(data))
-	for i := range data {
-		out[i].CopyFrom(&data[i])
-		for k := range out[i].Val {
-			out[i].Val[k] *= 1 + 1e-15*rng.NormFloat64()
-		}
-	}
-	return out
-}
-
 func fSensitivity(c fsetup, data []sparse.Example) float64 {
 	a, b := newFullRef(c), newFullRef(c)
-	pd := fPerturb(data, c.seed)
+	pd := dense.Perturb(data, c.seed)
 	var worst float64
 	for i := range data {
-		worst = max(worst, frel(a.Learn(&data[i]), b.Learn(&pd[i])))
+		worst = max(worst, dense.Rel(a.Learn(&data[i]), b.Learn(&pd[i])))
 	}
 	return worst
 }
@@ -163,9 +142,9 @@ func TestFullMatchesFromScratch(t *testing.T) {
 			var worst float64
 			for i := range data {
 				a, b := f.Learn(&data[i]), ref.Learn(&data[i])
-				worst = max(worst, frel(a, b))
-				if frel(a, b) > tol {
-					t.Fatalf("step %d: sparse %.15g from-scratch %.15g (rel %.3g)", i, a, b, frel(a, b))
+				worst = max(worst, dense.Rel(a, b))
+				if dense.Rel(a, b) > tol {
+					t.Fatalf("step %d: sparse %.15g from-scratch %.15g (rel %.3g)", i, a, b, dense.Rel(a, b))
 				}
 			}
 			compareFullWeights(t, f, ref.Weights(), tol)
@@ -193,13 +172,13 @@ func TestFullMatchesDenseSON(t *testing.T) {
 			t.Run(c.String(), func(t *testing.T) {
 				data := withWeights(fStream(c, T), c.seed)
 				f := newFull(t, c)
-				dn := dense.NewSON(c.d, c.C, fSigma(c), 1, 0, c.diag, fLoss(c.lossName), dense.NewFullSketch(c.d, c.alpha))
+				dn := dense.NewSON(c.d, c.C, fSigma(c), 1, 0, c.diag, dense.Loss(c.lossName), dense.NewFullSketch(c.d, c.alpha))
 				var worst float64
 				for i := range data {
 					a, b := f.Learn(&data[i]), dn.Learn(&data[i])
-					worst = max(worst, frel(a, b))
-					if frel(a, b) > 1e-9 {
-						t.Fatalf("step %d: full %.15g dense SON %.15g (rel %.3g)", i, a, b, frel(a, b))
+					worst = max(worst, dense.Rel(a, b))
+					if dense.Rel(a, b) > 1e-9 {
+						t.Fatalf("step %d: full %.15g dense SON %.15g (rel %.3g)", i, a, b, dense.Rel(a, b))
 					}
 				}
 				compareFullWeights(t, f, dn.Weights(), 1e-9)
@@ -319,7 +298,7 @@ func TestFullSaveLoadContinue(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := sparse.LoadFull(r, sparse.SONConfig{Bits: bitsFor(c.d), C: c.C, Sigma: fSigma(c), Eta0: 1, Diag: diag}, c.alpha, fLoss(c.lossName))
+			b, err := sparse.LoadFull(r, sparse.SONConfig{Bits: bitsFor(c.d), C: c.C, Sigma: fSigma(c), Eta0: 1, Diag: diag}, c.alpha, dense.Loss(c.lossName))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -336,7 +315,7 @@ func TestFullSaveLoadContinue(t *testing.T) {
 			raw := buf.Bytes()
 			if _, r, err := model.Parse(raw); err == nil {
 				r.Float64()
-				if _, err := sparse.LoadFull(r, sparse.SONConfig{Bits: bitsFor(c.d), C: c.C, Eta0: 1}, c.alpha, fLoss(c.lossName)); err == nil {
+				if _, err := sparse.LoadFull(r, sparse.SONConfig{Bits: bitsFor(c.d), C: c.C, Eta0: 1}, c.alpha, dense.Loss(c.lossName)); err == nil {
 					t.Errorf("a misaligned body loaded")
 				}
 			}
@@ -384,7 +363,7 @@ func TestFullWeightsAndPredict(t *testing.T) {
 			t.Fatal("Predict created state")
 		}
 		p := f.Predict(&data[i])
-		if l := f.Learn(&data[i]); frel(p, l) > 1e-12 {
+		if l := f.Learn(&data[i]); dense.Rel(p, l) > 1e-12 {
 			t.Fatalf("step %d: Predict %v, Learn %v", i, p, l)
 		}
 		for _, j := range data[i].Idx {

@@ -9,8 +9,6 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-func relErr(a, b float64) float64 { return math.Abs(a-b) / (1 + math.Abs(b)) }
-
 // TestNoSketchMatchesDense: SON with m = 0 (A_t = αI) equals dense Alg. 1
 // with an empty sketch, with and without pre-scaling and projection.
 func TestNoSketchMatchesDense(t *testing.T) {
@@ -31,7 +29,7 @@ func TestNoSketchMatchesDense(t *testing.T) {
 		}
 		dn := dense.NewSON(60, c.C, 0, 1, 0, c.diag, l2, dense.NewOja(0, 60, 2, 1))
 		for i := range data {
-			if a, b := sp.Learn(&data[i]), dn.Learn(&data[i]); relErr(a, b) > 1e-9 {
+			if a, b := sp.Learn(&data[i]), dn.Learn(&data[i]); dense.Rel(a, b) > 1e-9 {
 				t.Fatalf("%+v step %d: sparse %v dense %v", c, i, a, b)
 			}
 		}
