@@ -77,7 +77,7 @@ type config struct {
 	alpha        float64
 	alphaInverse float64
 	projection   float64
-	sigma        float64
+	sigma        string
 	eta0         float64
 	sketchScale  float64
 	ojaRate      float64
@@ -162,7 +162,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.Float64Var(&c.alpha, "alpha", defaultAlpha, "α of A_t = αI + SᵀS; 1/α is SON's step size outside the sketch")
 	fs.Float64Var(&c.alphaInverse, "alpha_inverse", 0, "set α = 1/value (VW's OjaNewton option)")
 	fs.Float64Var(&c.projection, "projection", defaultProjection, "C: project w onto |w·x| ≤ C before predicting (Lemma 1); inf turns it off")
-	fs.Float64Var(&c.sigma, "sigma", -1, "σ of the to-sketch scale √(σ+η_t) (default: 1/(8C²) for squared loss with finite C, else 0)")
+	fs.StringVar(&c.sigma, "sigma", "auto", "σ of the to-sketch scale √(σ+η_t); auto: 1/(8C²) for squared loss with finite C (seed 004 Assumption 2), else 0")
 	fs.Float64Var(&c.eta0, "eta0", defaultEta0, "η_t = eta0/√t in the to-sketch scale √(σ+η_t)")
 	fs.Float64Var(&c.sketchScale, "sketch_scale", 0, "use this constant instead of √(σ+η_t) (VW's OjaNewton uses 0.5)")
 	fs.Float64Var(&c.ojaRate, "oja_rate", 1, "Oja step Γ_t = min(rate/t, 1) (the paper's 1/t is 1; VW uses 2)")
@@ -220,8 +220,11 @@ func (c *config) validate() error {
 	case !(c.ojaRate > 0) || math.IsInf(c.ojaRate, 0):
 		return fmt.Errorf("--oja_rate %v: must be positive", c.ojaRate)
 	}
-	if c.sigma != -1 && (c.sigma < 0 || math.IsInf(c.sigma, 0) || math.IsNaN(c.sigma)) {
-		return fmt.Errorf("--sigma %v: must be ≥ 0", c.sigma)
+	if c.sigma != "auto" {
+		v, err := strconv.ParseFloat(c.sigma, 64)
+		if err != nil || v < 0 || math.IsInf(v, 0) {
+			return fmt.Errorf("--sigma %q: want auto or a number ≥ 0", c.sigma)
+		}
 	}
 	if _, _, err := c.progressSchedule(); err != nil {
 		return err

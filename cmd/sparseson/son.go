@@ -97,8 +97,8 @@ func sonOptions(c *config) model.Options {
 	if c.alphaInverse > 0 {
 		alpha = 1 / c.alphaInverse
 	}
-	sigma := c.sigma
-	if sigma == -1 {
+	sigma, _ := strconv.ParseFloat(c.sigma, 64) // validated; "auto" below
+	if c.sigma == "auto" {
 		sigma = 0
 		if c.lossName == "squared" && !math.IsInf(c.projection, 1) {
 			// Assumption 2 of seed 004: squared loss is curved with
