@@ -84,7 +84,8 @@ type config struct {
 	diag         bool
 	sketchReport bool
 
-	changed func(name string) bool
+	changed func(name string) bool // given on the command line
+	on      func(name string) bool // a boolean flag given and true
 }
 
 // flagGroups orders the --help output.
@@ -182,6 +183,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	}
 	c.data = append(c.data, fs.Args()...)
 	c.changed = func(name string) bool { f := fs.Lookup(name); return f != nil && f.Changed }
+	c.on = func(name string) bool { f := fs.Lookup(name); return f != nil && f.Changed && f.Value.String() == "true" }
 	return c, c.validate()
 }
 

@@ -61,7 +61,7 @@ func fdKind(robust, fast bool) func(o model.Options, p *optParser) (sparse.Sketc
 func sonSelected(c *config) (bool, string, error) {
 	var chosen []string
 	for _, k := range sketchKinds {
-		if c.changed(k.flag) {
+		if c.on(k.flag) {
 			chosen = append(chosen, k.flag)
 		}
 	}
