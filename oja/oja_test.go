@@ -326,3 +326,27 @@ func TestPredictIsNextLearnPrediction(t *testing.T) {
 		}
 	}
 }
+
+// TestEtaPower: the to-sketch scale with η_t = η₀/t (seed 002's choice)
+// agrees with the dense reference as η₀/√t does.
+func TestEtaPower(t *testing.T) {
+	for _, lossName := range []string{"logistic", "squared"} {
+		c := setup{d: 80, m: 6, s: 10, lossName: lossName, alpha: 8, C: 1, diag: true, seed: 21}
+		data := dense.Problem{D: c.d, S: c.s, T: 1000, Loss: c.lossName, Seed: c.seed}.Examples()
+		sk, err := New(Config{M: c.m, Alpha: c.alpha, Rate: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp, err := sparse.NewSON(sparse.SONConfig{Bits: 8, C: c.C, Sigma: dense.Sigma(c.lossName, c.C), Eta0: 1, EtaPower: 1, Diag: true}, dense.Loss(c.lossName), sk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dn := dense.NewSON(c.d, c.C, dense.Sigma(c.lossName, c.C), 1, 0, true, dense.Loss(c.lossName), dense.NewOja(c.m, c.d, c.alpha, 1))
+		dn.EtaPower = 1
+		for i := range data {
+			if a, b := sp.Learn(&data[i]), dn.Learn(&data[i]); dense.Rel(a, b) > 1e-9 {
+				t.Fatalf("%s step %d: sparse %.15g dense %.15g", lossName, i, a, b)
+			}
+		}
+	}
+}

@@ -109,7 +109,7 @@ func (f *Full) scale() float64 {
 	if f.cfg.Scale > 0 {
 		return f.cfg.Scale
 	}
-	return math.Sqrt(f.cfg.Sigma + f.cfg.Eta0/math.Sqrt(f.t))
+	return math.Sqrt(f.cfg.Sigma + eta(f.cfg.Eta0, f.cfg.EtaPower, f.t))
 }
 
 // grow makes room for k rows, copying the live block into a larger stride

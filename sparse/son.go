@@ -16,8 +16,11 @@ type SONConfig struct {
 	// prediction (Lemma 1); +Inf turns the projection off.
 	C float64
 	// The to-sketch vector is ĝ = √(σ_t+η_t)·g (Alg. 1 line 7) with σ_t = Sigma
-	// and η_t = Eta0/√t, unless Scale > 0 replaces √(σ_t+η_t) by Scale.
+	// and η_t = Eta0·t^(−EtaPower), unless Scale > 0 replaces √(σ_t+η_t) by
+	// Scale. EtaPower 0 means ½, seed 004's η_t ∝ 1/√t; seed 002 runs
+	// RFD-SON with η_t = 1/t (EtaPower 1).
 	Sigma, Eta0, Scale float64
+	EtaPower           float64
 	// Diag feeds D^{-1/2}x instead of x, D = 0.1·I + diag(Σ g gᵀ) of the
 	// raw gradients (seed 004 §5.2; sketches.md §6), with D updated before
 	// the sketch and weight step of each round (see rescale).
@@ -83,6 +86,9 @@ func NewSON(cfg SONConfig, l loss.Loss, sk Sketch) (*SON, error) {
 	if cfg.Sigma < 0 || cfg.Eta0 < 0 || cfg.Scale < 0 || math.IsInf(cfg.Scale, 0) || math.IsInf(cfg.Eta0, 0) || math.IsInf(cfg.Sigma, 0) {
 		return nil, errors.New("σ, η₀ and the sketch scale must be finite and ≥ 0")
 	}
+	if !(cfg.EtaPower >= 0 && cfg.EtaPower <= 2) {
+		return nil, fmt.Errorf("η_t's exponent must be in [0, 2], got %v", cfg.EtaPower)
+	}
 	if cfg.Scale == 0 && cfg.Sigma == 0 && cfg.Eta0 == 0 && sk.MaxRows() > 0 {
 		return nil, errors.New("the to-sketch scale √(σ+η_t) is 0: the sketch would never learn")
 	}
@@ -119,7 +125,18 @@ func (s *SON) scale() float64 {
 	if s.cfg.Scale > 0 {
 		return s.cfg.Scale
 	}
-	return math.Sqrt(s.cfg.Sigma + s.cfg.Eta0/math.Sqrt(s.t))
+	return math.Sqrt(s.cfg.Sigma + eta(s.cfg.Eta0, s.cfg.EtaPower, s.t))
+}
+
+// eta returns η_t = η₀·t^(−p) (p = 0 meaning ½).
+func eta(eta0, p, t float64) float64 {
+	switch p {
+	case 0, 0.5:
+		return eta0 / math.Sqrt(t)
+	case 1:
+		return eta0 / t
+	}
+	return eta0 * math.Pow(t, -p)
 }
 
 // resolve looks up (creating if asked) the rows of ex's features and

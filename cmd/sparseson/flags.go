@@ -79,6 +79,7 @@ type config struct {
 	projection   float64
 	sigma        string
 	eta0         float64
+	etaPower     float64
 	sketchScale  float64
 	ojaRate      float64
 	diag         bool
@@ -98,7 +99,7 @@ var flagGroups = []struct {
 	{"Passes", []string{"passes", "cache", "cache_file", "kill_cache", "holdout_off", "holdout_period", "early_terminate", "random_seed"}},
 	{"Loss and prediction", []string{"loss_function", "quantile_tau", "binary", "link"}},
 	{"First-order learner (default: AdaGrad)", []string{"learning_rate", "power_t", "initial_t", "l2", "sgd", "adaptive", "normalized"}},
-	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "sketch_scale", "oja_rate", "diag", "sketch_report"}},
+	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "diag", "sketch_report"}},
 }
 
 func parseFlags(args []string, stdout io.Writer) (*config, error) {
@@ -164,7 +165,8 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.Float64Var(&c.alphaInverse, "alpha_inverse", 0, "set α = 1/value (VW's OjaNewton option)")
 	fs.Float64Var(&c.projection, "projection", defaultProjection, "C: project w onto |w·x| ≤ C before predicting (Lemma 1); inf turns it off")
 	fs.StringVar(&c.sigma, "sigma", "auto", "σ of the to-sketch scale √(σ+η_t); auto: 1/(8C²) for squared loss with finite C (seed 004 Assumption 2), else 0")
-	fs.Float64Var(&c.eta0, "eta0", defaultEta0, "η_t = eta0/√t in the to-sketch scale √(σ+η_t)")
+	fs.Float64Var(&c.eta0, "eta0", defaultEta0, "η_t = eta0·t^−eta_power in the to-sketch scale √(σ+η_t)")
+	fs.Float64Var(&c.etaPower, "eta_power", 0.5, "decay exponent of η_t: ½ as seed 004; seed 002 runs RFD-SON with 1 (η_t = 1/t)")
 	fs.Float64Var(&c.sketchScale, "sketch_scale", 0, "use this constant instead of √(σ+η_t) (VW's OjaNewton uses 0.5)")
 	fs.Float64Var(&c.ojaRate, "oja_rate", 1, "Oja step Γ_t = min(rate/t, 1) (the paper's 1/t is 1; VW uses 2)")
 	fs.BoolVar(&c.diag, "diag", true, "diagonal pre-scaling: learn on D^{-1/2}x with D = 0.1 + Σ g² (seed 004 §5.2); --diag=false for the plain, linearly invariant SON")
@@ -183,7 +185,10 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	}
 	c.data = append(c.data, fs.Args()...)
 	c.changed = func(name string) bool { f := fs.Lookup(name); return f != nil && f.Changed }
-	c.on = func(name string) bool { f := fs.Lookup(name); return f != nil && f.Changed && f.Value.String() == "true" }
+	c.on = func(name string) bool {
+		f := fs.Lookup(name)
+		return f != nil && f.Changed && f.Value.String() == "true"
+	}
 	return c, c.validate()
 }
 
@@ -215,6 +220,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("--alpha_inverse %v: must be positive", c.alphaInverse)
 	case !(c.projection > 0):
 		return fmt.Errorf("--projection %v: must be positive (or inf)", c.projection)
+	case !(c.etaPower >= 0 && c.etaPower <= 2):
+		return fmt.Errorf("--eta_power %v: must be in [0, 2]", c.etaPower)
 	case c.eta0 < 0 || math.IsInf(c.eta0, 0) || math.IsNaN(c.eta0):
 		return fmt.Errorf("--eta0 %v: must be ≥ 0", c.eta0)
 	case c.sketchScale < 0 || math.IsInf(c.sketchScale, 0) || math.IsNaN(c.sketchScale):

@@ -88,7 +88,17 @@ func sonConfig(o model.Options, p *optParser) sparse.SONConfig {
 		Eta0:  p.float(o, "eta0"),
 		Scale: p.float(o, "sketch_scale"),
 		Diag:  p.bool(o, "diag"),
+		// Models written before η_t's exponent was an option used ½.
+		EtaPower: optFloat(o, "eta_power", 0.5, p),
 	}
+}
+
+// optFloat decodes an option that older models may lack.
+func optFloat(o model.Options, k string, def float64, p *optParser) float64 {
+	if _, ok := o[k]; !ok {
+		return def
+	}
+	return p.float(o, k)
 }
 
 // sonOptions are the model options of the flags shared by SON and full ONS.
@@ -108,7 +118,7 @@ func sonOptions(c *config) model.Options {
 	}
 	return model.Options{
 		"alpha": fmtFloat(alpha), "projection": fmtFloat(c.projection), "sigma": fmtFloat(sigma),
-		"eta0": fmtFloat(c.eta0), "sketch_scale": fmtFloat(c.sketchScale), "diag": fmtBool(c.diag),
+		"eta0": fmtFloat(c.eta0), "eta_power": fmtFloat(c.etaPower), "sketch_scale": fmtFloat(c.sketchScale), "diag": fmtBool(c.diag),
 	}
 }
 
@@ -137,7 +147,7 @@ var fullFamily = &family{
 }
 
 func describeScale(o model.Options) string {
-	scale := "√(" + o["sigma"] + " + " + o["eta0"] + "/√t)"
+	scale := "√(" + o["sigma"] + " + " + o["eta0"] + "·t^−" + o["eta_power"] + ")"
 	if s, _ := strconv.ParseFloat(o["sketch_scale"], 64); s > 0 {
 		scale = o["sketch_scale"]
 	}
@@ -157,7 +167,9 @@ var sonFamily = &family{
 		rfd0 := (kind == "rfd" || kind == "rfd_fast") && !c.changed("alpha") && !c.changed("alpha_inverse")
 		if rfd0 && !c.changed("projection") {
 			// RFD₀'s pseudo-inverse steps need the bound of seed 002's
-			// experiments, K_t = {w : |wᵀx_t| ≤ 1}.
+			// experiments, K_t = {w : |wᵀx_t| ≤ 1}. (Its η_t = 1/t,
+			// --eta_power 1, was less accurate than 1/√t on every shared
+			// set but two.)
 			c2 := *c
 			c2.projection = 1
 			c = &c2

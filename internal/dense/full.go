@@ -78,6 +78,7 @@ type FullONS struct {
 	D                  int
 	Alpha, C           float64
 	Sigma, Eta0, Scale float64
+	EtaPower           float64 // η_t = Eta0·t^(−EtaPower); 0 means ½
 	Diag               bool
 	Loss               loss.Loss
 
@@ -156,7 +157,7 @@ func (f *FullONS) Learn(ex *sparse.Example) float64 {
 	}
 	scale := f.Scale
 	if scale == 0 {
-		scale = math.Sqrt(f.Sigma + f.Eta0/math.Sqrt(f.t))
+		scale = math.Sqrt(f.Sigma + etaT(f.Eta0, f.EtaPower, f.t))
 	}
 	c := math.Sqrt(h) * scale * d
 	for i := 0; i < f.D; i++ {

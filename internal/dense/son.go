@@ -29,6 +29,7 @@ type SON struct {
 	D                  int
 	C                  float64
 	Sigma, Eta0, Scale float64
+	EtaPower           float64 // η_t = Eta0·t^(−EtaPower); 0 means ½
 	Diag               bool
 	Loss               loss.Loss
 	Sk                 Sketch
@@ -231,7 +232,7 @@ func (s *SON) Learn(ex *sparse.Example) float64 {
 	}
 	scale := s.Scale
 	if scale == 0 {
-		scale = math.Sqrt(s.Sigma + s.Eta0/math.Sqrt(s.t))
+		scale = math.Sqrt(s.Sigma + etaT(s.Eta0, s.EtaPower, s.t))
 	}
 	c := math.Sqrt(h) * scale * d
 	gh := make([]float64, s.D)

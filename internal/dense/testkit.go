@@ -28,6 +28,17 @@ func Sigma(lossName string, C float64) float64 {
 	return 0
 }
 
+// etaT returns η_t = η₀·t^(−p), p = 0 meaning ½ (as sparse.SONConfig).
+func etaT(eta0, p, t float64) float64 {
+	switch p {
+	case 0, 0.5:
+		return eta0 / math.Sqrt(t)
+	case 1:
+		return eta0 / t
+	}
+	return eta0 * math.Pow(t, -p)
+}
+
 // Rel is the relative difference of sketches.md §9, |a − b|/(1 + |b|).
 func Rel(a, b float64) float64 { return math.Abs(a-b) / (1 + math.Abs(b)) }
 
