@@ -102,7 +102,11 @@ func main() {
 				best = res
 			}
 			var per float64
-			fmt.Sscan(res.Summary["number of examples per pass"], &per)
+			n, ok := res.Summary["number of examples per pass"]
+			if !ok {
+				n = res.Summary["number of examples"] // one pass
+			}
+			fmt.Sscan(n, &per)
 			examples = per * float64(*passes)
 		}
 		ns := float64(best.Wall.Nanoseconds()) / examples
