@@ -3,7 +3,6 @@ package fd
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"testing"
 
@@ -64,21 +63,7 @@ func (c setup) data(T int) []sparse.Example {
 // sensitivity runs dense SON twice, the second time on the input perturbed
 // by a relative 1e-15, and returns the largest prediction difference rel.
 func sensitivity(c setup, T int) float64 {
-	data := c.data(T)
-	rng := rand.New(rand.NewPCG(c.seed, 99))
-	pert := make([]sparse.Example, len(data))
-	for i := range data {
-		pert[i].CopyFrom(&data[i])
-		for k := range pert[i].Val {
-			pert[i].Val[k] *= 1 + 1e-15*rng.NormFloat64()
-		}
-	}
-	a, b := newDense(c), newDense(c)
-	var worst float64
-	for i := range data {
-		worst = max(worst, dense.Rel(a.Learn(&data[i]), b.Learn(&pert[i])))
-	}
-	return worst
+	return dense.Sensitivity(func() interface{ Learn(*sparse.Example) float64 } { return newDense(c) }, c.data(T), c.seed)
 }
 
 func compareWeights(t *testing.T, sp *sparse.SON, dn *dense.SON, tol float64) float64 {

@@ -215,9 +215,11 @@ func Load(r *model.Reader, cfg Config, l loss.Loss) (*GD, error) {
 	if err := g.tab.Rebuild(); err != nil {
 		return nil, fmt.Errorf("%w: %v", model.ErrCorrupt, err)
 	}
-	for _, v := range append([]float64{g.scale, g.t, g.normSum, g.totalWeight}, g.tab.Rows...) {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%w: non-finite value in the model", model.ErrCorrupt)
+	for _, part := range [][]float64{{g.scale, g.t, g.normSum, g.totalWeight}, g.tab.Rows} {
+		for _, v := range part {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%w: non-finite value in the model", model.ErrCorrupt)
+			}
 		}
 	}
 	return g, nil

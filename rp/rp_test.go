@@ -59,13 +59,7 @@ func stream(c setup, T int) []sparse.Example {
 // stream and on its 1e-15-perturbed copy: no float64 implementation can
 // be expected to match the dense one better than this.
 func sensitivity(c setup, data []sparse.Example) float64 {
-	a, b := newDense(c), newDense(c)
-	pd := dense.Perturb(data, c.seed)
-	var worst float64
-	for i := range data {
-		worst = max(worst, dense.Rel(a.Learn(&data[i]), b.Learn(&pd[i])))
-	}
-	return worst
+	return dense.Sensitivity(func() interface{ Learn(*sparse.Example) float64 } { return newDense(c) }, data, c.seed)
 }
 
 func compareWeights(t *testing.T, sp *sparse.SON, dn *dense.SON, tol float64) {

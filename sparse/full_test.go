@@ -60,13 +60,7 @@ func fStream(c fsetup, T int) []sparse.Example {
 }
 
 func fSensitivity(c fsetup, data []sparse.Example) float64 {
-	a, b := newFullRef(c), newFullRef(c)
-	pd := dense.Perturb(data, c.seed)
-	var worst float64
-	for i := range data {
-		worst = max(worst, dense.Rel(a.Learn(&data[i]), b.Learn(&pd[i])))
-	}
-	return worst
+	return dense.Sensitivity(func() interface{ Learn(*sparse.Example) float64 } { return newFullRef(c) }, data, c.seed)
 }
 
 // withWeights gives every 5th example a random importance weight in

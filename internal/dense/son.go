@@ -100,7 +100,14 @@ func (s *SON) ainv(v []float64) []float64 {
 }
 
 // pinvApply returns (SᵀS)†v.
-func pinvApply(S *mat.Dense, v []float64) []float64 {
+func pinvApply(S *mat.Dense, v []float64) []float64 { return rowSpace(S, v, true) }
+
+// projector returns Pv, P the orthogonal projector onto the row space of S.
+func projector(S *mat.Dense, v []float64) []float64 { return rowSpace(S, v, false) }
+
+// rowSpace applies Σ_k v_k v_kᵀ (inv: divided by σ_k²) over the right
+// singular vectors of S with σ_k above 1e-12·σ₁.
+func rowSpace(S *mat.Dense, v []float64, inv bool) []float64 {
 	r, d := S.Dims()
 	out := make([]float64, d)
 	if r == 0 {
@@ -122,36 +129,8 @@ func pinvApply(S *mat.Dense, v []float64) []float64 {
 		for j := 0; j < d; j++ {
 			c += V.At(j, k) * v[j]
 		}
-		c /= sig * sig
-		for j := 0; j < d; j++ {
-			out[j] += c * V.At(j, k)
-		}
-	}
-	return out
-}
-
-// projector returns Pv, P the orthogonal projector onto the row space of S.
-func projector(S *mat.Dense, v []float64) []float64 {
-	r, d := S.Dims()
-	out := make([]float64, d)
-	if r == 0 {
-		return out
-	}
-	var svd mat.SVD
-	if !svd.Factorize(S, mat.SVDThin) {
-		panic("dense: SVD failed")
-	}
-	var V mat.Dense
-	svd.VTo(&V)
-	sv := svd.Values(nil)
-	tol := 1e-12 * sv[0]
-	for k, sig := range sv {
-		if sig <= tol {
-			continue
-		}
-		var c float64
-		for j := 0; j < d; j++ {
-			c += V.At(j, k) * v[j]
+		if inv {
+			c /= sig * sig
 		}
 		for j := 0; j < d; j++ {
 			out[j] += c * V.At(j, k)

@@ -57,6 +57,20 @@ func Perturb(data []sparse.Example, seed uint64) []sparse.Example {
 	return out
 }
 
+// Sensitivity trains two fresh learners from mk, one on data and one on its
+// Perturb'ed copy, and returns the largest Rel difference of their
+// predictions: no float64 implementation can be expected to match a
+// reference on this stream more closely.
+func Sensitivity(mk func() interface{ Learn(*sparse.Example) float64 }, data []sparse.Example, seed uint64) float64 {
+	a, b := mk(), mk()
+	pd := Perturb(data, seed)
+	var worst float64
+	for i := range data {
+		worst = max(worst, Rel(a.Learn(&data[i]), b.Learn(&pd[i])))
+	}
+	return worst
+}
+
 var (
 	newsMu    sync.Mutex
 	newsCache = map[uint][]sparse.Example{}
