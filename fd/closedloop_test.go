@@ -18,6 +18,8 @@ type setup struct {
 	robust, fast bool
 	spread       float64
 	seed         uint64
+	ring         int  // SONConfig.LazyRing (0 default, < 0 eager)
+	bits         uint // hash bits (0: 9); 2^bits must be ≥ d
 }
 
 func (c setup) String() string {
@@ -28,7 +30,7 @@ func (c setup) String() string {
 	if c.fast {
 		kind += "_fast"
 	}
-	return fmt.Sprintf("%s_d%d_m%d_s%d_%s_a%g_C%g_diag%v_seed%d", kind, c.d, c.m, c.s, c.lossName, c.alpha, c.C, c.diag, c.seed)
+	return fmt.Sprintf("%s_d%d_m%d_s%d_%s_a%g_C%g_diag%v_seed%d_ring%d", kind, c.d, c.m, c.s, c.lossName, c.alpha, c.C, c.diag, c.seed, c.ring)
 }
 
 func (c setup) config() Config {
@@ -36,7 +38,14 @@ func (c setup) config() Config {
 }
 
 func (c setup) sonConfig() sparse.SONConfig {
-	return sparse.SONConfig{Bits: 9, C: c.C, Sigma: dense.Sigma(c.lossName, c.C), Eta0: 1, Diag: c.diag}
+	bits := c.bits
+	if bits == 0 {
+		bits = 9
+	}
+	if 1<<bits < c.d {
+		panic("fd test: d exceeds the hash space")
+	}
+	return sparse.SONConfig{Bits: bits, C: c.C, Sigma: dense.Sigma(c.lossName, c.C), Eta0: 1, Diag: c.diag, LazyRing: c.ring}
 }
 
 func newSparse(t testing.TB, c setup, cfg Config) (*sparse.SON, *Sketch) {
@@ -173,6 +182,10 @@ func TestMatchesDense(t *testing.T) {
 				add := func(lossName string, alpha float64, robust bool, T int) {
 					c := base
 					c.lossName, c.alpha, c.robust, c.seed = lossName, alpha, robust, seed
+					// Every way of applying folds and compactions meets
+					// the dense oracle: deferred (default ring), eager, and
+					// deferred with rings so small that flushes are frequent.
+					c.ring = []int{0, -1, 1, 3}[seed%4]
 					seed++
 					cases = append(cases, tc{c, T})
 				}

@@ -329,6 +329,11 @@ func (s *Sketch) Rows() int       { return s.p }
 func (s *Sketch) Alpha() float64  { return s.alpha }
 func (s *Sketch) ZNorm2() float64 { return s.knorm }
 
+// Gram implements sparse.GramSketch: K = ZZᵀ (p×p, row stride RowCap), so
+// the core can defer folds and compactions instead of visiting every seen
+// feature's row at each.
+func (s *Sketch) Gram() ([]float64, int) { return s.K, s.pmax }
+
 // Config returns the configuration (defaults filled in).
 func (s *Sketch) Config() Config { return s.cfg }
 
@@ -895,7 +900,8 @@ func (s *Sketch) compact(h sparse.Host, cond bool) {
 	if cond {
 		s.cnt.CondCompact++
 	}
-	h.Fold()
+	// Transform folds Zᵀb into w̄ first (deferred by the core, see
+	// sparse/lazy.go).
 	p, q, pm, lb := s.p, s.q, s.pmax, s.lb
 	if q == 0 {
 		h.Transform(s.tmat[:0], 0, nil)

@@ -68,3 +68,11 @@ type Host interface {
 	// ZZᵀ (rows×rows, row-major) into it.
 	Transform(T []float64, rows int, gram []float64)
 }
+
+// GramSketch is implemented by sketches that keep K = ZZᵀ (p×p, row stride
+// returned). The SON core then defers folds and transforms of Z
+// (lazy.go): it needs K to keep ‖w̄‖² and the new Gram matrix of a
+// transform without visiting the rows.
+type GramSketch interface {
+	Gram() (k []float64, stride int)
+}

@@ -30,6 +30,11 @@ type SONConfig struct {
 	// last fold), Zᵀb is folded into w̄. 0 means DefaultFoldRatio; +Inf
 	// never folds for this reason.
 	FoldRatio float64
+	// LazyRing is how many generations of deferred folds and transforms
+	// the core keeps (lazy.go) for sketches that support deferral: 0 means
+	// DefaultLazyRing, a negative value applies every fold and transform
+	// eagerly (for tests and comparisons).
+	LazyRing int
 }
 
 // DefaultFoldRatio: see SONConfig.FoldRatio and the measurements in
@@ -65,6 +70,14 @@ type SON struct {
 	folded    bool
 	wsqI      float64
 	folds     int
+
+	// Deferred folds and transforms (lazy.go), for sketches that keep
+	// K = ZZᵀ; y = Z·w̄ keeps ‖w̄‖² exact through deferred folds.
+	lz   lazyZ
+	gram GramSketch
+	y    []float64
+	kb   []float64
+	tk   []float64
 
 	// per-example scratch
 	offs []int     // row offsets of the example's features
@@ -114,6 +127,16 @@ func NewSON(cfg SONConfig, l loss.Loss, sk Sketch) (*SON, error) {
 	s.b = make([]float64, pmax)
 	s.z = make([]float64, pmax)
 	s.mz = make([]float64, pmax)
+	if cfg.LazyRing == 0 {
+		s.cfg.LazyRing = DefaultLazyRing
+	}
+	if g, ok := sk.(GramSketch); ok && pmax > 0 && s.cfg.LazyRing > 0 {
+		s.gram, s.lz.on, s.lz.max = g, true, s.cfg.LazyRing
+		s.y = make([]float64, pmax)
+		s.kb = make([]float64, pmax)
+		s.tk = make([]float64, pmax*pmax)
+		s.lz.tmp = make([]float64, pmax*pmax)
+	}
 	return s, nil
 }
 
@@ -144,13 +167,18 @@ func eta(eta0, p, t float64) float64 {
 func (s *SON) resolve(ex *Example, create bool) (n float64) {
 	s.offs, s.xt = s.offs[:0], s.xt[:0]
 	for i, slot := range ex.Idx {
-		var o int
+		r := -1
 		if create {
-			o = s.tab.Row(slot) * s.stride
-		} else if r := s.tab.Find(slot); r >= 0 {
-			o = r * s.stride
+			r = s.tab.Row(slot)
 		} else {
-			o = -1
+			r = s.tab.Find(slot)
+		}
+		o := -1
+		if r >= 0 {
+			o = r * s.stride
+			if s.lz.on {
+				s.current(r)
+			}
 		}
 		s.offs = append(s.offs, o)
 		x := ex.Val[i]
@@ -271,6 +299,9 @@ func (s *SON) Learn(ex *Example) float64 {
 			rows[o] = w
 			newsq += w * w
 		}
+		if s.lz.on {
+			axpy(-f, z, s.y[:p])
+		}
 		s.sk.MulM(mz, z)
 		for i, v := range mz {
 			s.b[i] += f * v
@@ -366,6 +397,9 @@ func (s *SON) project(tau, n float64, z []float64) {
 		for k, o := range s.offs {
 			rows[o] -= gam * s.xt[k]
 		}
+		if s.lz.on {
+			axpy(-gam, z, s.y[:p])
+		}
 		for i, v := range mz {
 			s.b[i] += gam * v
 		}
@@ -378,6 +412,9 @@ func (s *SON) project(tau, n float64, z []float64) {
 		gam := tau / r2
 		for k, o := range s.offs {
 			rows[o] -= gam * s.xt[k]
+		}
+		if s.lz.on {
+			axpy(-gam, z, s.y[:p])
 		}
 		for i, v := range mz {
 			s.b[i] += gam * v
@@ -402,9 +439,11 @@ const pinvResidual = 1e-9
 func (s *SON) Weights(fn func(slot uint32, w float64)) {
 	p := len(s.st.Z)
 	rows := s.tab.Rows
+	wz := make([]float64, 1+s.pmax)
 	for r, k := range s.tab.Keys {
 		o := r * s.stride
-		w := rows[o] + dot(s.b[:p], rows[o+1:o+1+p])
+		s.refreshed(r, wz)
+		w := wz[0] + dot(s.b[:p], wz[1:1+p])
 		if s.cfg.Diag {
 			w *= rows[o+s.dOff+1]
 		}
@@ -419,8 +458,9 @@ func (s *SON) ZColumn(slot uint32) []float64 {
 	if r < 0 {
 		return nil
 	}
-	o := r*s.stride + 1
-	return append([]float64(nil), s.tab.Rows[o:o+len(s.st.Z)]...)
+	wz := make([]float64, 1+s.pmax)
+	s.refreshed(r, wz)
+	return wz[1 : 1+len(s.st.Z)]
 }
 
 // Seen is the number of distinct feature slots with state.
@@ -433,4 +473,13 @@ func (s *SON) Folds() int { return s.folds }
 func (s *SON) Report(w io.Writer) {
 	s.sk.Report(w, s.sumG2)
 	fmt.Fprintf(w, "folds of Zᵀb into w̄ = %d, features with state = %d\n", s.folds, s.tab.Len())
+	if l := &s.lz; l.on {
+		fmt.Fprintf(w, "deferred steps = %d, flushes = %d, row refreshes per update = %.3g\n", l.steps, l.flushes, float64(l.refreshes)/math.Max(1, s.t))
+	}
+}
+
+// Deferred reports the deferred-step counters (lazy.go): generation steps
+// recorded, flushes of the whole table, and rows brought up to date.
+func (s *SON) Deferred() (steps, flushes, refreshes int64) {
+	return s.lz.steps, s.lz.flushes, s.lz.refreshes
 }

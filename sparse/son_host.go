@@ -15,6 +15,14 @@ func (s *SON) Absorb(delta []float64) {
 	cb := c * dot(delta, s.b[:p])
 	rows := s.tab.Rows
 	xt := s.xt[:len(s.offs)]
+	if s.lz.on {
+		// y = Z·w̄ gains Σ_I (Z_j + δĝ_j)(w̄_j − cb·x̃_j) − Z_j w̄_j.
+		wx, n := s.wbarDot(), s.st.N
+		y := s.y[:p]
+		for i, v := range delta {
+			y[i] += v*c*(wx-cb*n) - cb*s.st.Z[i]
+		}
+	}
 	for k, o := range s.offs {
 		x := xt[k]
 		gx := c * x
@@ -41,16 +49,29 @@ func (s *SON) Append() {
 	for k, o := range s.offs {
 		rows[o+1+p] = s.c * s.xt[k]
 	}
+	if s.lz.on {
+		s.y[p] = s.c * s.wbarDot()
+	}
 	s.b[p] = 0
 	s.st.Z = s.z[:p+1]
 	s.st.Z[p] = s.c * s.st.N
 }
 
-// Fold moves Zᵀb into w̄ and zeroes b. It also re-measures ‖w‖ = ‖w̄‖ for
-// the cancellation guard.
+// Fold moves Zᵀb into w̄ and zeroes b. Eagerly it visits every seen row
+// and re-measures ‖w‖ = ‖w̄‖ for the cancellation guard; deferred
+// (lazy.go) it records a generation step and keeps ‖w̄‖² exact through K.
 func (s *SON) Fold() {
 	p := len(s.st.Z)
 	b := s.b[:p]
+	if s.lz.on {
+		s.foldStats(b)
+		s.step(b, nil, 0)
+		clear(b)
+		s.w0sq = s.wsq
+		s.folded, s.wsqI = true, s.wbarSq()
+		s.folds++
+		return
+	}
 	rows := s.tab.Rows
 	var sq float64
 	for o := 0; o < len(rows); o += s.stride {
@@ -71,9 +92,14 @@ func (s *SON) Transform(T []float64, nr int, gram []float64) {
 	if nr > s.pmax || len(T) < nr*p {
 		panic("sparse: bad Transform shape")
 	}
+	if s.lz.on {
+		s.transformLazy(T, nr, gram)
+		return
+	}
 	for _, v := range s.b[:p] {
 		if v != 0 {
-			panic("sparse: Transform without Fold")
+			s.Fold()
+			break
 		}
 	}
 	var tmp [64]float64
@@ -113,6 +139,12 @@ func (s *SON) Transform(T []float64, nr int, gram []float64) {
 			}
 		}
 	}
+	s.exampleZ(nr)
+}
+
+// exampleZ recomputes st.Z = Z·x̃ over the first nr rows after a transform.
+func (s *SON) exampleZ(nr int) {
+	rows := s.tab.Rows
 	s.st.Z = s.z[:nr]
 	clear(s.st.Z)
 	for k, o := range s.offs {
@@ -121,4 +153,51 @@ func (s *SON) Transform(T []float64, nr int, gram []float64) {
 			s.st.Z[i] += col[i] * s.xt[k]
 		}
 	}
+}
+
+// transformLazy is Transform deferred (lazy.go): one generation step that
+// folds b (if non-zero) and applies T; the new Gram matrix is T·K·Tᵀ from
+// the sketch's K, since no row is visited.
+func (s *SON) transformLazy(T []float64, nr int, gram []float64) {
+	p := len(s.st.Z)
+	b := s.b[:p]
+	var fold []float64
+	for _, v := range b {
+		if v != 0 {
+			fold = b
+			break
+		}
+	}
+	if fold != nil {
+		s.foldStats(b)
+		s.w0sq = s.wsq
+		s.folds++
+	}
+	if gram != nil {
+		K, ks := s.gram.Gram()
+		tk := s.tk[:nr*p]
+		for i := 0; i < nr; i++ {
+			for j := 0; j < p; j++ {
+				tk[i*p+j] = dot(T[i*p:i*p+p], K[j*ks:j*ks+p])
+			}
+		}
+		for i := 0; i < nr; i++ {
+			for j := i; j < nr; j++ {
+				v := dot(tk[i*p:i*p+p], T[j*p:j*p+p])
+				gram[i*nr+j], gram[j*nr+i] = v, v
+			}
+		}
+	}
+	y := s.kb[:nr]
+	for i := range y {
+		y[i] = dot(T[i*p:i*p+p], s.y[:p])
+	}
+	copy(s.y, y)
+	clear(s.y[nr:max(nr, p)])
+	s.step(fold, T, nr)
+	clear(b)
+	if fold != nil {
+		s.folded, s.wsqI = true, s.wbarSq()
+	}
+	s.exampleZ(nr)
 }

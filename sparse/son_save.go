@@ -21,6 +21,7 @@ func (s *SON) Save(w *model.Writer) error {
 	w.Float64s(s.b)
 	w.Uint32s(s.tab.Keys)
 	w.Float64s(s.tab.Rows)
+	s.saveLazy(w)
 	s.sk.Save(w)
 	return nil
 }
@@ -45,6 +46,9 @@ func LoadSON(r *model.Reader, cfg SONConfig, l loss.Loss, sk Sketch) (*SON, erro
 	if r.Err() != nil {
 		return nil, r.Err()
 	}
+	if err := s.loadLazy(r, p); err != nil {
+		return nil, err
+	}
 	if err := sk.Load(r); err != nil {
 		return nil, err
 	}
@@ -58,7 +62,11 @@ func LoadSON(r *model.Reader, cfg SONConfig, l loss.Loss, sk Sketch) (*SON, erro
 		return nil, fmt.Errorf("%w: %v", model.ErrCorrupt, err)
 	}
 	copy(s.b, b)
-	for _, part := range [][]float64{b, s.tab.Rows, {s.t, s.sumG2, s.wsq, s.w0sq}} {
+	parts := [][]float64{b, s.tab.Rows, s.y, {s.t, s.sumG2, s.wsq, s.w0sq}}
+	for _, e := range s.lz.ring {
+		parts = append(parts, e.M, e.beta)
+	}
+	for _, part := range parts {
 		for _, v := range part {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("%w: non-finite value in the SON state", model.ErrCorrupt)
@@ -67,4 +75,72 @@ func LoadSON(r *model.Reader, cfg SONConfig, l loss.Loss, sk Sketch) (*SON, erro
 	}
 	s.st.Z = s.z[:p]
 	return s, nil
+}
+
+// saveLazy writes the deferred steps (lazy.go) as they are, so that a
+// loaded model continues exactly as the saved learner would.
+func (s *SON) saveLazy(w *model.Writer) {
+	l := &s.lz
+	w.Uint32(l.gen)
+	t := uint32(0)
+	if l.touched {
+		t = 1
+	}
+	w.Uint32(t)
+	w.Uint32s(l.stamp)
+	w.Float64s(s.y)
+	w.Uint32(uint32(len(l.ring)))
+	for _, e := range l.ring {
+		w.Uint32(uint32(e.p))
+		w.Uint32(uint32(e.rows))
+		w.Float64s(e.M[:e.rows*e.p])
+		w.Float64s(e.beta[:e.p])
+	}
+}
+
+func (s *SON) loadLazy(r *model.Reader, p int) error {
+	l := &s.lz
+	bad := func(what string) error {
+		return fmt.Errorf("%w: deferred sketch steps: %s", model.ErrCorrupt, what)
+	}
+	l.gen = r.Uint32()
+	t := r.Uint32()
+	l.touched = t == 1
+	l.stamp = r.Uint32s(nil)
+	y := r.Float64s(nil)
+	n := int(r.Uint32())
+	if r.Err() != nil {
+		return r.Err()
+	}
+	if !l.on {
+		if l.gen != 0 || t != 0 || len(l.stamp) != 0 || len(y) != 0 || n != 0 {
+			return bad("present for a sketch that has none")
+		}
+		return nil
+	}
+	if t > 1 || len(l.stamp) != len(s.tab.Keys) || len(y) != s.pmax || n > l.max {
+		return bad("wrong shape")
+	}
+	copy(s.y, y)
+	for k := 0; k < n; k++ {
+		ep, er := int(r.Uint32()), int(r.Uint32())
+		M := r.Float64s(nil)
+		beta := r.Float64s(nil)
+		if r.Err() != nil {
+			return r.Err()
+		}
+		if ep > s.pmax || er > p || len(M) != er*ep || len(beta) != ep {
+			return bad("wrong shape")
+		}
+		e := genEntry{p: ep, rows: er, M: make([]float64, s.pmax*s.pmax), beta: make([]float64, s.pmax)}
+		copy(e.M, M)
+		copy(e.beta, beta)
+		l.ring = append(l.ring, e)
+	}
+	for _, st := range l.stamp {
+		if st != l.gen && (l.gen-st > uint32(n) || st > l.gen) {
+			return bad("a feature refers to a step that is not stored")
+		}
+	}
+	return nil
 }

@@ -53,6 +53,15 @@ func (t *Table) Row(slot uint32) int {
 func (t *Table) add(slot uint32) int {
 	r := len(t.Keys)
 	t.Keys = append(t.Keys, slot)
+	if n := len(t.Rows) + t.Stride; n > cap(t.Rows) {
+		// Double: append's growth factor for large slices (1.25) would
+		// copy the whole table four times over as it grows, which for a
+		// wide stride (FD keeps 4m values of Z per feature) cost a quarter
+		// of a news20 pass.
+		grown := make([]float64, len(t.Rows), max(2*cap(t.Rows), n, 1024*t.Stride))
+		copy(grown, t.Rows)
+		t.Rows = grown
+	}
 	if t.Init != nil {
 		t.Rows = append(t.Rows, t.Init...)
 	} else {

@@ -1,0 +1,225 @@
+package sparse
+
+import "math"
+
+// Deferred (lazy) folds and transforms of Z, for sketches that change their
+// basis often (Frequent Directions compacts after every few appends on
+// sparse data; sketches.md §4, "Observed").
+//
+// Done eagerly, a fold (w̄ += Zᵀb) or a transform (Z ← T·Z) visits the row of
+// every feature seen: O(p·d_seen) per event, the order of a dense update,
+// and growing with the examples seen. Deferred, each event is recorded
+// once as a generation step, and a feature's row is brought up to date only
+// when an example touches it again. Every row carries the generation at
+// which it was last current (its stamp). For each recent generation g the
+// core keeps the composite map from g's coordinates to the current ones:
+//
+//	Z_j(now) = M_g·c_j,   w̄_j(now) = w̄_j(stored) + β_gᵀc_j,
+//
+// with c_j the stored column (valid in g's coordinates, zero beyond the
+// p_g rows Z had then). A step with fold vector b and transform T updates
+// every live entry as β_g += M_gᵀb, then M_g ← T·M_g — O(p²·p_g) per entry,
+// never O(d). A refresh costs O(p·p_g) per stale feature of an example.
+// The ring holds at most LazyRing generations; when it is full, every
+// stale row is brought up to date at once (a flush), so the eager cost is
+// paid once per LazyRing events instead of once per event.
+//
+// In exact arithmetic the deferred and the eager forms are the same model;
+// in floating point the composite maps round differently from a sequence
+// of eager passes (the oracle tests bound the difference). The state is
+// saved with the model, so a resumed run continues bit for bit.
+
+// DefaultLazyRing is the default number of generations whose composite
+// maps are kept (SONConfig.LazyRing). Each step costs O(ring·p³) for the
+// maps and a flush costs O(p²·d_seen) once per ring steps; 32 balances the
+// two at news20 scale (d_seen ≈ 10⁵, p ≈ 40).
+const DefaultLazyRing = 32
+
+// genEntry is the map from one past generation's coordinates to the
+// current ones.
+type genEntry struct {
+	p    int       // rows Z had in that generation (columns of M, len β)
+	rows int       // rows of M (Z's rows at the last step)
+	M    []float64 // rows×p, row-major, stride p
+	beta []float64 // p
+}
+
+// lazyZ is the SON core's record of deferred steps.
+type lazyZ struct {
+	on      bool
+	gen     uint32   // current generation
+	stamp   []uint32 // per table row: the generation it is current in
+	ring    []genEntry
+	touched bool // some row is stamped with gen
+	pool    []genEntry
+	tmp     []float64
+	max     int // ring capacity
+
+	steps, flushes, refreshes int64
+}
+
+// entry returns the ring entry for a stale stamp.
+func (l *lazyZ) entry(stamp uint32) *genEntry {
+	return &l.ring[len(l.ring)-int(l.gen-stamp)]
+}
+
+// current makes table row r current, stamping a new row (whose Z column is
+// zero in every generation's coordinates) without work.
+func (s *SON) current(r int) {
+	l := &s.lz
+	switch {
+	case r == len(l.stamp):
+		l.stamp = append(l.stamp, l.gen)
+		l.touched = true
+	case l.stamp[r] != l.gen:
+		s.refreshRow(r)
+	}
+}
+
+// refreshRow brings table row r up to date (it must be stale).
+func (s *SON) refreshRow(r int) {
+	l := &s.lz
+	e := l.entry(l.stamp[r])
+	o := r * s.stride
+	rows := s.tab.Rows
+	col := rows[o+1 : o+1+s.pmax]
+	c := col[:e.p]
+	rows[o] += dot(e.beta, c)
+	out := l.tmp[:e.rows]
+	for i := range out {
+		out[i] = dot(e.M[i*e.p:i*e.p+e.p], c)
+	}
+	copy(col, out)
+	if e.p > e.rows {
+		clear(col[e.rows:e.p])
+	}
+	l.stamp[r] = l.gen
+	l.touched = true
+	l.refreshes++
+}
+
+// refreshed writes row r's current w̄_j and Z column (first p entries)
+// into wz without changing the stored row.
+func (s *SON) refreshed(r int, wz []float64) {
+	o := r * s.stride
+	rows := s.tab.Rows
+	p := len(s.st.Z)
+	if !s.lz.on || s.lz.stamp[r] == s.lz.gen {
+		copy(wz[:1+p], rows[o:o+1+p])
+		return
+	}
+	e := s.lz.entry(s.lz.stamp[r])
+	c := rows[o+1 : o+1+e.p]
+	wz[0] = rows[o] + dot(e.beta, c)
+	clear(wz[1 : 1+p])
+	for i := 0; i < e.rows; i++ {
+		wz[1+i] = dot(e.M[i*e.p:i*e.p+e.p], c)
+	}
+}
+
+// flush brings every row up to date and empties the ring.
+func (s *SON) flush() {
+	l := &s.lz
+	if !l.on || len(l.ring) == 0 {
+		return
+	}
+	l.flushes++
+	for r, st := range l.stamp {
+		if st != l.gen {
+			s.refreshRow(r)
+		}
+	}
+	l.pool = append(l.pool, l.ring...)
+	l.ring = l.ring[:0]
+}
+
+// step records a fold of b (nil: none) and then a transform Z ← T·Z (nil:
+// none; T is nr×p) as one generation step. The rows of the current example
+// are brought up to date at once, so that the rest of the example sees
+// current rows.
+func (s *SON) step(b, T []float64, nr int) {
+	l := &s.lz
+	p := len(s.st.Z)
+	l.steps++
+	if l.touched {
+		if len(l.ring) == l.max {
+			s.flush()
+		}
+		if l.gen == ^uint32(0) {
+			// Generation numbers wrap only after 2³² steps: renumber.
+			s.flush()
+			clear(l.stamp)
+			l.gen = 0
+		}
+		var e genEntry
+		if n := len(l.pool); n > 0 {
+			e, l.pool = l.pool[n-1], l.pool[:n-1]
+		} else {
+			e = genEntry{M: make([]float64, s.pmax*s.pmax), beta: make([]float64, s.pmax)}
+		}
+		e.p, e.rows = p, p
+		clear(e.M[:p*p])
+		for i := 0; i < p; i++ {
+			e.M[i*p+i] = 1
+		}
+		clear(e.beta[:p])
+		l.ring = append(l.ring, e)
+		l.gen++
+		l.touched = false
+	}
+	for k := range l.ring {
+		e := &l.ring[k]
+		if b != nil {
+			for i := 0; i < e.rows; i++ {
+				if bi := b[i]; bi != 0 {
+					axpy(bi, e.M[i*e.p:i*e.p+e.p], e.beta[:e.p])
+				}
+			}
+		}
+		if T != nil {
+			out := l.tmp[:nr*e.p]
+			clear(out)
+			for i := 0; i < nr; i++ {
+				row := out[i*e.p : i*e.p+e.p]
+				for j := 0; j < e.rows; j++ {
+					if t := T[i*p+j]; t != 0 {
+						axpy(t, e.M[j*e.p:j*e.p+e.p], row)
+					}
+				}
+			}
+			copy(e.M, out)
+			e.rows = nr
+		}
+	}
+	for _, o := range s.offs {
+		if o >= 0 {
+			if r := o / s.stride; l.stamp[r] != l.gen {
+				s.refreshRow(r)
+			}
+		}
+	}
+}
+
+// foldStats keeps ‖w̄‖² (wsq) and y = Z·w̄ exact through a deferred fold of
+// b, which no row sees yet: ‖w̄ + Zᵀb‖² = ‖w̄‖² + 2bᵀy + bᵀKb and
+// Z(w̄ + Zᵀb) = y + Kb, with K = ZZᵀ from the sketch.
+func (s *SON) foldStats(b []float64) {
+	p := len(b)
+	K, ks := s.gram.Gram()
+	kb := s.kb[:p]
+	for i := range kb {
+		kb[i] = dot(K[i*ks:i*ks+p], b)
+	}
+	y := s.y[:p]
+	s.wsq = math.Max(0, s.wsq+2*dot(b, y)+dot(b, kb))
+	for i, v := range kb {
+		y[i] += v
+	}
+}
+
+func axpy(a float64, x, y []float64) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] += a * v
+	}
+}
