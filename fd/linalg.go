@@ -72,6 +72,17 @@ func axpy(a float64, x, y []float64) {
 // frob returns the Frobenius norm of the leading r×c block of a (stride
 // ld), scaled so that it neither overflows nor underflows prematurely.
 func frob(a []float64, r, c, ld int) float64 {
+	// The plain sum of squares is exact enough unless it under- or
+	// overflows; only then rescale (this runs on every shrink).
+	var sq float64
+	for i := 0; i < r; i++ {
+		for _, v := range a[i*ld : i*ld+c] {
+			sq += v * v
+		}
+	}
+	if sq > 1e-280 && sq < 1e280 {
+		return math.Sqrt(sq)
+	}
 	var scale float64
 	for i := 0; i < r; i++ {
 		for _, v := range a[i*ld : i*ld+c] {

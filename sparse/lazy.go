@@ -29,11 +29,25 @@ import "math"
 // of eager passes (the oracle tests bound the difference). The state is
 // saved with the model, so a resumed run continues bit for bit.
 
-// DefaultLazyRing is the default number of generations whose composite
-// maps are kept (SONConfig.LazyRing). Each step costs O(ring·p³) for the
-// maps and a flush costs O(p²·d_seen) once per ring steps; 32 balances the
-// two at news20 scale (d_seen ≈ 10⁵, p ≈ 40).
-const DefaultLazyRing = 32
+// The ring's capacity. Each step costs O(ring·p³) for the maps, and a
+// flush costs O(p²·d_seen) once per ring steps, so the balance is a ring
+// of order √d_seen: by default it is ringScale·√d_seen, clamped to
+// [minRing, maxRing], re-evaluated at each step (SONConfig.LazyRing fixes
+// it instead). On news20 (d_seen = 88k, m = 10, two passes) fixed rings of
+// 16, 32, 64, 128, 256, 512 took 0.85, 0.78, 0.75, 0.75, 0.75, 0.75 s for
+// FD and 2.0, 1.5, 1.3, 1.16, 1.22, 1.44 s for RFD₀; 0.43·√88k ≈ 128.
+const (
+	ringScale        = 0.43
+	minRing, maxRing = 16, 256
+)
+
+// ringCap is the ring's capacity for the current table size.
+func (s *SON) ringCap() int {
+	if s.cfg.LazyRing > 0 {
+		return s.cfg.LazyRing
+	}
+	return min(maxRing, max(minRing, int(ringScale*math.Sqrt(float64(s.tab.Len())))))
+}
 
 // genEntry is the map from one past generation's coordinates to the
 // current ones.
@@ -53,7 +67,6 @@ type lazyZ struct {
 	touched bool // some row is stamped with gen
 	pool    []genEntry
 	tmp     []float64
-	max     int // ring capacity
 
 	steps, flushes, refreshes int64
 }
@@ -142,7 +155,7 @@ func (s *SON) step(b, T []float64, nr int) {
 	p := len(s.st.Z)
 	l.steps++
 	if l.touched {
-		if len(l.ring) == l.max {
+		if len(l.ring) >= s.ringCap() {
 			s.flush()
 		}
 		if l.gen == ^uint32(0) {

@@ -31,9 +31,9 @@ type SONConfig struct {
 	// never folds for this reason.
 	FoldRatio float64
 	// LazyRing is how many generations of deferred folds and transforms
-	// the core keeps (lazy.go) for sketches that support deferral: 0 means
-	// DefaultLazyRing, a negative value applies every fold and transform
-	// eagerly (for tests and comparisons).
+	// the core keeps (lazy.go) for sketches that support deferral: 0 sizes
+	// the ring by the number of features seen, a negative value applies
+	// every fold and transform eagerly (for tests and comparisons).
 	LazyRing int
 }
 
@@ -127,11 +127,11 @@ func NewSON(cfg SONConfig, l loss.Loss, sk Sketch) (*SON, error) {
 	s.b = make([]float64, pmax)
 	s.z = make([]float64, pmax)
 	s.mz = make([]float64, pmax)
-	if cfg.LazyRing == 0 {
-		s.cfg.LazyRing = DefaultLazyRing
+	if cfg.LazyRing > maxRing {
+		return nil, fmt.Errorf("deferred-step ring %d exceeds %d", cfg.LazyRing, maxRing)
 	}
-	if g, ok := sk.(GramSketch); ok && pmax > 0 && s.cfg.LazyRing > 0 {
-		s.gram, s.lz.on, s.lz.max = g, true, s.cfg.LazyRing
+	if g, ok := sk.(GramSketch); ok && pmax > 0 && cfg.LazyRing >= 0 {
+		s.gram, s.lz.on = g, true
 		s.y = make([]float64, pmax)
 		s.kb = make([]float64, pmax)
 		s.tk = make([]float64, pmax*pmax)

@@ -118,7 +118,7 @@ func (s *SON) loadLazy(r *model.Reader, p int) error {
 		}
 		return nil
 	}
-	if t > 1 || len(l.stamp) != len(s.tab.Keys) || len(y) != s.pmax || n > l.max {
+	if t > 1 || len(l.stamp) != len(s.tab.Keys) || len(y) != s.pmax || n > maxRing {
 		return bad("wrong shape")
 	}
 	copy(s.y, y)
