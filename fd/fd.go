@@ -82,19 +82,24 @@
 //
 // Per example: O(ps + p²) for the core's products and the absorb
 // candidate, plus O(m³) for the eigensolver on every shrink (every example
-// per step; every m+1 examples fast) and the amortized compactions, each
-// O(p·q·d_seen) over the features seen so far, one per RowCap − q appends.
-// On sparse data the append rate is high: with SON's bounded predictions
-// (C = 1, logistic loss, m = 10) FD appends on 46% of the news20 examples
-// and RFD₀ on 68% (w8a: 87% and 89%); compaction then dominates, and the
-// amortized cost is O(append-rate·m·d_seen) — the order of a dense update.
-// The paper's O(m² + ms) holds only where absorbs nearly always succeed,
-// e.g. when most gradients vanish (C = 10⁹: 7% appends on news20, 4% on
-// w8a for FD). The fast variant costs O(ps + m² + mp) between shrinks and
-// O(m³ + m²p) per shrink (amortized O(ps + m² + mp)), but appends on every
-// example, so it compacts every RowCap − 2m examples or so: O(m·d_seen)
-// amortized — there is no O(m² + ms) form of the doubled buffer (§4). The
-// package tests record the measurements (TestRealDataRates, benchmarks).
+// per step; every m+1 examples fast) and the compactions, one per
+// RowCap − q appends. On sparse data the append rate is high: with SON's
+// bounded predictions (C = 1, logistic loss, m = 10) FD appends on 46% of
+// the news20 examples and RFD₀ on 68% (w8a: 87% and 89%). The paper's
+// O(m² + ms) holds only where absorbs nearly always succeed, e.g. when
+// most gradients vanish (C = 10⁹: 7% appends on news20, 4% on w8a for FD).
+// The fast variant appends on every example and compacts every
+// RowCap − 2m examples or so — there is no O(m² + ms) form of the doubled
+// buffer (§4).
+//
+// A compaction done eagerly is O(p·q·d_seen) over the features seen so
+// far, the order of a dense update. The sketch implements
+// sparse.GramSketch, so the SON core defers compactions and folds
+// (sparse/lazy.go): each is an O(ring·p³) generation step, and a feature's
+// row pays O(p·q) when an example next touches it; a full flush every
+// ring steps (ring ≈ √d_seen) bounds the bookkeeping. The package tests
+// record the rates (TestRealDataRates) and check deferred against eager
+// (TestDeferredEqualsEager).
 //
 // # RFD₀ and the pseudo-inverse
 //

@@ -31,13 +31,14 @@ import "math"
 
 // The ring's capacity. Each step costs O(ring·p³) for the maps, and a
 // flush costs O(p²·d_seen) once per ring steps, so the balance is a ring
-// of order √d_seen: by default it is ringScale·√d_seen, clamped to
-// [minRing, maxRing], re-evaluated at each step (SONConfig.LazyRing fixes
-// it instead). On news20 (d_seen = 88k, m = 10, two passes) fixed rings of
-// 16, 32, 64, 128, 256, 512 took 0.85, 0.78, 0.75, 0.75, 0.75, 0.75 s for
-// FD and 2.0, 1.5, 1.3, 1.16, 1.22, 1.44 s for RFD₀; 0.43·√88k ≈ 128.
+// of order √(d_seen/p): by default it is ringScale·√(d_seen/RowCap),
+// clamped to [minRing, maxRing], re-evaluated at each step
+// (SONConfig.LazyRing fixes it instead). On news20 (d_seen = 88k, m = 10,
+// RowCap 20, two passes) fixed rings of 16, 32, 64, 128, 256, 512 took
+// 0.85, 0.78, 0.75, 0.75, 0.75, 0.75 s for FD and 2.0, 1.5, 1.3, 1.16,
+// 1.22, 1.44 s for RFD₀; 2·√(88k/20) ≈ 133.
 const (
-	ringScale        = 0.43
+	ringScale        = 2
 	minRing, maxRing = 16, 256
 )
 
@@ -46,7 +47,7 @@ func (s *SON) ringCap() int {
 	if s.cfg.LazyRing > 0 {
 		return s.cfg.LazyRing
 	}
-	return min(maxRing, max(minRing, int(ringScale*math.Sqrt(float64(s.tab.Len())))))
+	return min(maxRing, max(minRing, int(ringScale*math.Sqrt(float64(s.tab.Len())/float64(s.pmax)))))
 }
 
 // genEntry is the map from one past generation's coordinates to the
