@@ -72,6 +72,17 @@ type lazyZ struct {
 	steps, flushes, refreshes int64
 }
 
+// apply maps a column c stored in the entry's coordinates (first e.p
+// values) to the current ones: out[:e.rows] = M·c; it returns β·c, what
+// the deferred folds add to w̄_j.
+func (e *genEntry) apply(c, out []float64) float64 {
+	c = c[:e.p]
+	for i := range out[:e.rows] {
+		out[i] = dot(e.M[i*e.p:i*e.p+e.p], c)
+	}
+	return dot(e.beta[:e.p], c)
+}
+
 // entry returns the ring entry for a stale stamp.
 func (l *lazyZ) entry(stamp uint32) *genEntry {
 	return &l.ring[len(l.ring)-int(l.gen-stamp)]
@@ -97,12 +108,8 @@ func (s *SON) refreshRow(r int) {
 	o := r * s.stride
 	rows := s.tab.Rows
 	col := rows[o+1 : o+1+s.pmax]
-	c := col[:e.p]
-	rows[o] += dot(e.beta, c)
 	out := l.tmp[:e.rows]
-	for i := range out {
-		out[i] = dot(e.M[i*e.p:i*e.p+e.p], c)
-	}
+	rows[o] += e.apply(col, out)
 	copy(col, out)
 	if e.p > e.rows {
 		clear(col[e.rows:e.p])
@@ -123,12 +130,8 @@ func (s *SON) refreshed(r int, wz []float64) {
 		return
 	}
 	e := s.lz.entry(s.lz.stamp[r])
-	c := rows[o+1 : o+1+e.p]
-	wz[0] = rows[o] + dot(e.beta, c)
 	clear(wz[1 : 1+p])
-	for i := 0; i < e.rows; i++ {
-		wz[1+i] = dot(e.M[i*e.p:i*e.p+e.p], c)
-	}
+	wz[0] = rows[o] + e.apply(rows[o+1:o+1+s.pmax], wz[1:])
 }
 
 // flush brings every row up to date and empties the ring.
