@@ -232,6 +232,39 @@ func (s *SON) foldStats(b []float64) {
 	for i, v := range kb {
 		y[i] += v
 	}
+	if !isFinite(s.wsq) || !allFinite(y) {
+		s.resync(b)
+	}
+}
+
+// resync recomputes ‖w̄ + Zᵀb‖² and Z·(w̄ + Zᵀb) exactly, in one pass over
+// the rows after a flush: the fallback when the incremental values have
+// left the floating-point range (only extreme inputs get here).
+func (s *SON) resync(b []float64) {
+	s.flush()
+	p := len(b)
+	y := s.y[:p]
+	clear(y)
+	var sq float64
+	rows := s.tab.Rows
+	for o := 0; o < len(rows); o += s.stride {
+		col := rows[o+1 : o+1+p]
+		w := rows[o] + dot(b, col)
+		sq += w * w
+		axpy(w, col, y)
+	}
+	s.wsq = sq
+}
+
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func allFinite(v []float64) bool {
+	for _, x := range v {
+		if !isFinite(x) {
+			return false
+		}
+	}
+	return true
 }
 
 func axpy(a float64, x, y []float64) {

@@ -1,0 +1,22 @@
+package sparse
+
+import "math"
+
+// Test hooks for the deferred-step bookkeeping (lazy.go).
+
+// PoisonLazyY makes the incremental y = Z·w̄ non-finite.
+func PoisonLazyY(s *SON) { s.y[0] = math.Inf(1) }
+
+// LazyNorms returns the tracked ‖w̄‖² and y, and both recomputed from the
+// rows' current values.
+func LazyNorms(s *SON) (wsq, exactSq float64, y, exact []float64) {
+	p := len(s.st.Z)
+	exact = make([]float64, p)
+	wz := make([]float64, 1+s.pmax)
+	for r := range s.tab.Keys {
+		s.refreshed(r, wz)
+		exactSq += wz[0] * wz[0]
+		axpy(wz[0], wz[1:1+p], exact)
+	}
+	return s.wsq, exactSq, append([]float64(nil), s.y[:p]...), exact
+}
