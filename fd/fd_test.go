@@ -246,19 +246,8 @@ func TestSaveLoadContinue(t *testing.T) {
 				if split == 3 && c.robust && ska.Alpha() != 0 {
 					t.Fatal("expected the α = 0 phase")
 				}
-				path := filepath.Join(t.TempDir(), "m")
-				if err := model.Save(path, model.Options{}, a.Save); err != nil {
-					t.Fatal(err)
-				}
-				_, r, err := model.Load(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				skb, _ := New(c.config())
-				b, err := sparse.LoadSON(r, c.sonConfig(), dense.Loss(c.lossName), skb)
-				if err != nil {
-					t.Fatal(err)
-				}
+				b := saveLoad(t, a, c)
+				skb := b.Sketch().(*Sketch)
 				if ska.Counts() != skb.Counts() || ska.Alpha() != skb.Alpha() {
 					t.Fatalf("loaded counters/α differ: %+v %v vs %+v %v", ska.Counts(), ska.Alpha(), skb.Counts(), skb.Alpha())
 				}
@@ -281,6 +270,26 @@ func TestSaveLoadContinue(t *testing.T) {
 			})
 		}
 	}
+}
+
+// saveLoad saves a learner to a model file and loads it back with the
+// setup's configuration.
+func saveLoad(t *testing.T, a *sparse.SON, c setup) *sparse.SON {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m")
+	if err := model.Save(path, model.Options{}, a.Save); err != nil {
+		t.Fatal(err)
+	}
+	_, r, err := model.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk, _ := New(c.config())
+	b, err := sparse.LoadSON(r, c.sonConfig(), dense.Loss(c.lossName), sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // TestLoadRejects: a model saved with another sketch shape is refused.

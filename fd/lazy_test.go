@@ -1,14 +1,9 @@
 package fd
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"testing"
-
-	"github.com/sparseson/sparseson/internal/dense"
-	"github.com/sparseson/sparseson/model"
-	"github.com/sparseson/sparseson/sparse"
 )
 
 // TestDeferredEqualsEager: the core's deferred folds and compactions
@@ -92,23 +87,4 @@ func TestDeferredSaveLoad(t *testing.T) {
 			t.Fatalf("example %d: %v vs %v", k, pa, pb)
 		}
 	}
-}
-
-// saveLoad round-trips a learner through the model format.
-func saveLoad(t *testing.T, a *sparse.SON, c setup) *sparse.SON {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := model.Encode(&buf, model.Options{}, a.Save); err != nil {
-		t.Fatal(err)
-	}
-	_, r, err := model.Parse(buf.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sk, _ := New(c.config())
-	b, err := sparse.LoadSON(r, c.sonConfig(), dense.Loss(c.lossName), sk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

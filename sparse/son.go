@@ -176,7 +176,7 @@ func (s *SON) resolve(ex *Example, create bool) (n float64) {
 		o := -1
 		if r >= 0 {
 			o = r * s.stride
-			if s.lz.on {
+			if s.lz.on && (r == len(s.lz.stamp) || s.lz.stamp[r] != s.lz.gen) {
 				s.current(r)
 			}
 		}

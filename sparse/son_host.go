@@ -92,15 +92,13 @@ func (s *SON) Transform(T []float64, nr int, gram []float64) {
 	if nr > s.pmax || len(T) < nr*p {
 		panic("sparse: bad Transform shape")
 	}
+	fold := !allZero(s.b[:p])
 	if s.lz.on {
-		s.transformLazy(T, nr, gram)
+		s.transformLazy(T, nr, gram, fold)
 		return
 	}
-	for _, v := range s.b[:p] {
-		if v != 0 {
-			s.Fold()
-			break
-		}
+	if fold {
+		s.Fold()
 	}
 	var tmp [64]float64
 	buf := tmp[:0]
@@ -158,17 +156,12 @@ func (s *SON) exampleZ(nr int) {
 // transformLazy is Transform deferred (lazy.go): one generation step that
 // folds b (if non-zero) and applies T; the new Gram matrix is T·K·Tᵀ from
 // the sketch's K, since no row is visited.
-func (s *SON) transformLazy(T []float64, nr int, gram []float64) {
+func (s *SON) transformLazy(T []float64, nr int, gram []float64, fold bool) {
 	p := len(s.st.Z)
 	b := s.b[:p]
-	var fold []float64
-	for _, v := range b {
-		if v != 0 {
-			fold = b
-			break
-		}
-	}
-	if fold != nil {
+	var bf []float64 // the fold vector of the step, nil for none
+	if fold {
+		bf = b
 		s.foldStats(b)
 		s.w0sq = s.wsq
 		s.folds++
@@ -194,10 +187,19 @@ func (s *SON) transformLazy(T []float64, nr int, gram []float64) {
 	}
 	copy(s.y, y)
 	clear(s.y[nr:max(nr, p)])
-	s.step(fold, T, nr)
+	s.step(bf, T, nr)
 	clear(b)
-	if fold != nil {
+	if fold {
 		s.folded, s.wsqI = true, s.wbarSq()
 	}
 	s.exampleZ(nr)
+}
+
+func allZero(v []float64) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }

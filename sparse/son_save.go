@@ -2,7 +2,6 @@ package sparse
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
@@ -67,10 +66,8 @@ func LoadSON(r *model.Reader, cfg SONConfig, l loss.Loss, sk Sketch) (*SON, erro
 		parts = append(parts, e.M, e.beta)
 	}
 	for _, part := range parts {
-		for _, v := range part {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: non-finite value in the SON state", model.ErrCorrupt)
-			}
+		if !allFinite(part) {
+			return nil, fmt.Errorf("%w: non-finite value in the SON state", model.ErrCorrupt)
 		}
 	}
 	s.st.Z = s.z[:p]
