@@ -1,6 +1,10 @@
 package sparse
 
-import "math"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+)
 
 // Deferred (lazy) folds and transforms of Z, for sketches that change their
 // basis often (Frequent Directions compacts after every few appends on
@@ -78,9 +82,9 @@ type lazyZ struct {
 func (e *genEntry) apply(c, out []float64) float64 {
 	c = c[:e.p]
 	for i := range out[:e.rows] {
-		out[i] = dot(e.M[i*e.p:i*e.p+e.p], c)
+		out[i] = floats.Dot(e.M[i*e.p:i*e.p+e.p], c)
 	}
-	return dot(e.beta[:e.p], c)
+	return floats.Dot(e.beta[:e.p], c)
 }
 
 // entry returns the ring entry for a stale stamp.

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/sparseson/sparseson/loss"
+	"gonum.org/v1/gonum/floats"
 )
 
 // SONConfig tunes the Sketched Online Newton core.
@@ -208,11 +209,7 @@ func (s *SON) zx(p int) (wx, wsq float64) {
 		w := rows[o]
 		wx += w * x
 		wsq += w * w
-		col := rows[o+1 : o+1+p]
-		col = col[:len(z)]
-		for i, c := range col {
-			z[i] += c * x
-		}
+		floats.AddScaled(z, x, rows[o+1:o+1+p])
 	}
 	return wx, wsq
 }

@@ -6,6 +6,8 @@ package sparse
 // Fold and Transform are the rare dense steps and visit the rows of seen
 // features only.
 
+import "gonum.org/v1/gonum/floats"
+
 // Absorb applies Z ← Z + δĝᵀ, ĝ = c·x̃, with w̄_I −= ĝ_I·(δ·b) (Eq. 5's
 // −(Z_t − Z_{t−1})ᵀb term).
 func (s *SON) Absorb(delta []float64) {
@@ -25,13 +27,8 @@ func (s *SON) Absorb(delta []float64) {
 	}
 	for k, o := range s.offs {
 		x := xt[k]
-		gx := c * x
 		rows[o] -= cb * x
-		col := rows[o+1 : o+1+p]
-		col = col[:len(delta)]
-		for i, v := range delta {
-			col[i] += v * gx
-		}
+		floats.AddScaled(rows[o+1:o+1+p], c*x, delta)
 	}
 	cn := c * s.st.N
 	for i, v := range delta {
