@@ -7,6 +7,7 @@ import (
 
 	"github.com/sparseson/sparseson/internal/dense"
 	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/oja"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -68,5 +69,44 @@ func BenchmarkSON(b *testing.B) {
 func BenchmarkBits(b *testing.B) {
 	for bits := uint(16); bits <= 24; bits += 2 {
 		b.Run(fmt.Sprintf("bits=%d", bits), func(b *testing.B) { benchSON(b, 10, bits, false) })
+	}
+}
+
+// BenchmarkVsOja: RP-SON against Oja-SON at m = 10 with the CLI's defaults
+// for both (pre-scaling, α = 2, C = ∞, η_t = 1/√t, logistic loss) on the
+// same stream, so that the two differ only in the sketch. Run with -count
+// to compare; they share the core's O(ms) work, and the sketch's own part
+// is O(m²) for RP (two rank-one Woodbury updates) against Oja's O(m²)
+// decomposition plus its re-basing checks.
+func BenchmarkVsOja(b *testing.B) {
+	mk := map[string]func() (sparse.Sketch, error){
+		"oja": func() (sparse.Sketch, error) { return oja.New(oja.Config{M: 10, Alpha: 2, Rate: 1}) },
+		"rp":  func() (sparse.Sketch, error) { return New(Config{M: 10, Alpha: 2, Seed: 1}) },
+	}
+	for _, name := range []string{"oja", "rp"} {
+		b.Run(name, func(b *testing.B) {
+			data := dense.News(18)
+			sk, err := mk[name]()
+			if err != nil {
+				b.Fatal(err)
+			}
+			sp, err := sparse.NewSON(sparse.SONConfig{Bits: 18, C: math.Inf(1), Eta0: 1, Diag: true}, loss.Logistic{}, sk)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := range data {
+				sp.Learn(&data[i])
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			var sink float64
+			for i := 0; i < b.N; i++ {
+				sink += sp.Learn(&data[i%len(data)])
+			}
+			b.StopTimer()
+			if math.IsNaN(sink) {
+				b.Fatal("NaN prediction")
+			}
+		})
 	}
 }
