@@ -11,28 +11,21 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// benchSON measures sparse SON with the RP sketch in steady state: one
-// warm-up pass over the stream (every feature has its row, every buffer
-// its size), then b.N examples cycling through it. Logistic loss, C = 1
-// (the projection is active on most examples), η₀ = 1, α = 1.
-func benchSON(b *testing.B, m int, bits uint, chol bool) {
-	data := dense.News(bits)
-	sk, err := New(Config{M: m, Alpha: 1, Seed: 1, Cholesky: chol})
-	if err != nil {
-		b.Fatal(err)
-	}
-	sp, err := sparse.NewSON(sparse.SONConfig{Bits: bits, C: 1, Eta0: 1}, loss.Logistic{}, sk)
+// warmSON builds sparse SON around sk and runs one warm-up pass over data,
+// so that every feature has its row and every buffer its size.
+func warmSON(b *testing.B, cfg sparse.SONConfig, sk sparse.Sketch, data []sparse.Example) *sparse.SON {
+	sp, err := sparse.NewSON(cfg, loss.Logistic{}, sk)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for i := range data {
 		sp.Learn(&data[i])
 	}
-	var nnz int
-	for i := range data {
-		nnz += len(data[i].Idx)
-	}
-	f0, fb0, s0 := sp.Folds(), sk.Fallbacks(), sk.Skipped()
+	return sp
+}
+
+// timeLearn times b.N examples cycling through data (one op = one example).
+func timeLearn(b *testing.B, sp *sparse.SON, data []sparse.Example) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	var sink float64
@@ -43,6 +36,24 @@ func benchSON(b *testing.B, m int, bits uint, chol bool) {
 	if math.IsNaN(sink) {
 		b.Fatal("NaN prediction")
 	}
+}
+
+// benchSON measures sparse SON with the RP sketch in steady state.
+// Logistic loss, C = 1 (the projection is active on most examples), η₀ = 1,
+// α = 1.
+func benchSON(b *testing.B, m int, bits uint, chol bool) {
+	data := dense.News(bits)
+	sk, err := New(Config{M: m, Alpha: 1, Seed: 1, Cholesky: chol})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp := warmSON(b, sparse.SONConfig{Bits: bits, C: 1, Eta0: 1}, sk, data)
+	var nnz int
+	for i := range data {
+		nnz += len(data[i].Idx)
+	}
+	f0, fb0, s0 := sp.Folds(), sk.Fallbacks(), sk.Skipped()
+	timeLearn(b, sp, data)
 	b.ReportMetric(float64(nnz)/float64(len(data)), "nnz/ex")
 	b.ReportMetric(float64(sp.Folds()-f0)/float64(b.N), "folds/ex")
 	if fb, s := sk.Fallbacks()-fb0, sk.Skipped()-s0; fb+s > 0 {
@@ -85,28 +96,12 @@ func BenchmarkVsOja(b *testing.B) {
 	}
 	for _, name := range []string{"oja", "rp"} {
 		b.Run(name, func(b *testing.B) {
-			data := dense.News(18)
 			sk, err := mk[name]()
 			if err != nil {
 				b.Fatal(err)
 			}
-			sp, err := sparse.NewSON(sparse.SONConfig{Bits: 18, C: math.Inf(1), Eta0: 1, Diag: true}, loss.Logistic{}, sk)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for i := range data {
-				sp.Learn(&data[i])
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			var sink float64
-			for i := 0; i < b.N; i++ {
-				sink += sp.Learn(&data[i%len(data)])
-			}
-			b.StopTimer()
-			if math.IsNaN(sink) {
-				b.Fatal("NaN prediction")
-			}
+			data := dense.News(18)
+			timeLearn(b, warmSON(b, sparse.SONConfig{Bits: 18, C: math.Inf(1), Eta0: 1, Diag: true}, sk, data), data)
 		})
 	}
 }

@@ -1,7 +1,7 @@
 // Command accuracy builds the accuracy table of issue 4 / seed 002 Table 2:
 // one pass over each shared binary training set, test accuracy for
 // AdaGrad, Oja-SON, FD-SON, fast FD-SON, RFD-SON (α₀ > 0), RP-SON — each
-// at its best α (AdaGrad: learning rate) over 2^j, j = −6…8 — and RFD₀-SON
+// at its best α (AdaGrad: learning rate) over 2^j, j = −8…8 — and RFD₀-SON
 // untuned (α₀ = 0, its defaults), at m = 10, and m = 20, 50 on news20 and
 // w8a; liblinear's batch accuracy (MANIFEST.md) as the reference. As in
 // the papers, the best α is picked on the test set, which flatters the
@@ -46,7 +46,7 @@ func main() {
 	dataDir := flag.String("data", "../shared/data", "directory of the shared datasets")
 	losses := flag.String("loss", "logistic,squared", "loss functions")
 	sets := flag.String("sets", "", "comma-separated datasets (default: all binary sets)")
-	jlo := flag.Int("jlo", -6, "smallest log2 α")
+	jlo := flag.Int("jlo", -8, "smallest log2 α")
 	jhi := flag.Int("jhi", 8, "largest log2 α")
 	out := flag.String("out", "bench/out/accuracy.csv", "every result, as CSV")
 	flag.Parse()
