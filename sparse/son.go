@@ -71,6 +71,7 @@ type SON struct {
 	folded    bool
 	wsqI      float64
 	folds     int
+	rejected  int // weight and projection steps refused (step.go)
 
 	// Deferred folds and transforms (lazy.go), for sketches that keep
 	// K = ZZᵀ; y = Z·w̄ keeps ‖w̄‖² exact through deferred folds.
@@ -260,8 +261,8 @@ func (s *SON) Learn(ex *Example) float64 {
 	wx, oldsq := s.zx(p)
 	s.folded = false
 	// P1: project onto |w·x̃| ≤ C in the A_{t−1} norm.
-	if tau := tauC(wx+dot(s.b[:p], z), s.cfg.C); tau != 0 && n > 0 {
-		s.project(tau, n, z)
+	if y := wx + dot(s.b[:p], z); tauC(y, s.cfg.C) != 0 && n > 0 {
+		s.project(y, n, z)
 		wx = s.wbarDot()
 	}
 	// P2: predict.
@@ -286,28 +287,19 @@ func (s *SON) Learn(ex *Example) float64 {
 	g := h * d
 	mz := s.mz[:p]
 	newsq := -1.0
+	var f, fb float64
 	if alpha := s.sk.Alpha(); alpha > 0 {
-		rows := s.tab.Rows
-		f := g / alpha
-		xt := s.xt[:len(s.offs)]
-		newsq = 0
-		for k, o := range s.offs {
-			w := rows[o] - f*xt[k]
-			rows[o] = w
-			newsq += w * w
-		}
-		if s.lz.on {
-			axpy(-f, z, s.y[:p])
-		}
+		f = g / alpha
+		fb = f
 		s.sk.MulM(mz, z)
-		for i, v := range mz {
-			s.b[i] += f * v
-		}
 	} else if p > 0 {
+		fb = -g
 		s.sk.MulPinv(mz, z)
-		for i, v := range mz {
-			s.b[i] -= g * v
-		}
+	}
+	if _, ok := s.trial(f, z, fb, mz); ok {
+		newsq = s.apply(f, z, fb, mz)
+	} else {
+		s.rejected++
 	}
 	s.guard(oldsq, newsq)
 	return pred
@@ -376,13 +368,16 @@ func (s *SON) guard(oldsq, newsq float64) {
 	}
 }
 
-// project applies Lemma 1: w = u − τ/(xᵀA⁻¹x)·A⁻¹x, with A⁻¹ = α⁻¹(I − ZᵀMZ)
-// (the α > 0 branch of §2 P1), or the pseudo-inverse branch of §1.
-func (s *SON) project(tau, n float64, z []float64) {
+// project applies Lemma 1 to the score before = w·x̃: w = u − τ/(xᵀA⁻¹x)·A⁻¹x
+// with τ = τ_C(before), A⁻¹ = α⁻¹(I − ZᵀMZ) (the α > 0 branch of §2 P1), or
+// the pseudo-inverse branch of §1.
+func (s *SON) project(before, n float64, z []float64) {
+	tau := tauC(before, s.cfg.C)
 	p := len(z)
 	mz := s.mz[:p]
-	rows := s.tab.Rows
-	if alpha := s.sk.Alpha(); alpha > 0 || p == 0 {
+	var f, fb float64
+	switch alpha := s.sk.Alpha(); {
+	case alpha > 0 || p == 0:
 		if p > 0 {
 			s.sk.MulM(mz, z)
 		}
@@ -390,42 +385,31 @@ func (s *SON) project(tau, n float64, z []float64) {
 		if !(q > 0) {
 			return
 		}
-		gam := tau / q
-		for k, o := range s.offs {
-			rows[o] -= gam * s.xt[k]
+		f, fb = tau/q, tau/q
+	default:
+		// α = 0: r = x − Px with P = Zᵀ(F_LᵀF_L)Z.
+		s.sk.MulProj(mz, z)
+		if r2 := n - dot(z, mz); r2 > pinvResidual*n {
+			f, fb = tau/r2, tau/r2
+			break
 		}
-		if s.lz.on {
-			axpy(-gam, z, s.y[:p])
+		s.sk.MulPinv(mz, z)
+		q := dot(z, mz)
+		if !(q > 0) {
+			return
 		}
-		for i, v := range mz {
-			s.b[i] += gam * v
-		}
+		fb = -(tau / q)
+	}
+	// The step moves w·x̃ by −τ toward ±C in exact arithmetic. If rounding
+	// (xᵀA⁻¹x as a difference of nearly equal numbers when x lies almost
+	// inside a very ill-conditioned sketch) makes it overshoot past −w·x̃,
+	// the projection would push w away from the set it projects onto —
+	// repeated, that diverges geometrically — so it is refused.
+	if after, ok := s.trial(f, z, fb, mz); !ok || math.Abs(after) > math.Abs(before) {
+		s.rejected++
 		return
 	}
-	// α = 0: r = x − Px with P = Zᵀ(F_LᵀF_L)Z.
-	s.sk.MulProj(mz, z)
-	r2 := n - dot(z, mz)
-	if r2 > pinvResidual*n {
-		gam := tau / r2
-		for k, o := range s.offs {
-			rows[o] -= gam * s.xt[k]
-		}
-		if s.lz.on {
-			axpy(-gam, z, s.y[:p])
-		}
-		for i, v := range mz {
-			s.b[i] += gam * v
-		}
-		return
-	}
-	s.sk.MulPinv(mz, z)
-	q := dot(z, mz)
-	if !(q > 0) {
-		return
-	}
-	for i, v := range mz {
-		s.b[i] -= tau / q * v
-	}
+	s.apply(f, z, fb, mz)
 }
 
 // pinvResidual is ε_r of sketches.md §1: below it x counts as inside the
@@ -466,10 +450,15 @@ func (s *SON) Seen() int { return s.tab.Len() }
 // Folds is the number of folds of Zᵀb into w̄ so far (re-basings included).
 func (s *SON) Folds() int { return s.folds }
 
+// Rejected counts the weight and projection steps refused because they
+// would have left the weight range or, for a projection, moved w·x̃ away
+// from the bound (step.go).
+func (s *SON) Rejected() int { return s.rejected }
+
 // Report implements Reporter: the sketch's report plus the core's counts.
 func (s *SON) Report(w io.Writer) {
 	s.sk.Report(w, s.sumG2)
-	fmt.Fprintf(w, "folds of Zᵀb into w̄ = %d, features with state = %d\n", s.folds, s.tab.Len())
+	fmt.Fprintf(w, "folds of Zᵀb into w̄ = %d, features with state = %d, steps refused = %d\n", s.folds, s.tab.Len(), s.rejected)
 	if l := &s.lz; l.on {
 		fmt.Fprintf(w, "deferred steps = %d, flushes = %d, row refreshes per update = %.3g\n", l.steps, l.flushes, float64(l.refreshes)/math.Max(1, s.t))
 	}
