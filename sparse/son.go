@@ -261,8 +261,8 @@ func (s *SON) Learn(ex *Example) float64 {
 	wx, oldsq := s.zx(p)
 	s.folded = false
 	// P1: project onto |w·x̃| ≤ C in the A_{t−1} norm.
-	if y := wx + dot(s.b[:p], z); tauC(y, s.cfg.C) != 0 && n > 0 {
-		s.project(y, n, z)
+	if tau := tauC(wx+dot(s.b[:p], z), s.cfg.C); tau != 0 && n > 0 {
+		s.project(tau, n, z)
 		wx = s.wbarDot()
 	}
 	// P2: predict.
@@ -296,7 +296,7 @@ func (s *SON) Learn(ex *Example) float64 {
 		fb = -g
 		s.sk.MulPinv(mz, z)
 	}
-	if _, ok := s.trial(f, z, fb, mz); ok {
+	if s.trial(f, fb, mz) {
 		newsq = s.apply(f, z, fb, mz)
 	} else {
 		s.rejected++
@@ -368,11 +368,9 @@ func (s *SON) guard(oldsq, newsq float64) {
 	}
 }
 
-// project applies Lemma 1 to the score before = w·x̃: w = u − τ/(xᵀA⁻¹x)·A⁻¹x
-// with τ = τ_C(before), A⁻¹ = α⁻¹(I − ZᵀMZ) (the α > 0 branch of §2 P1), or
-// the pseudo-inverse branch of §1.
-func (s *SON) project(before, n float64, z []float64) {
-	tau := tauC(before, s.cfg.C)
+// project applies Lemma 1: w = u − τ/(xᵀA⁻¹x)·A⁻¹x, with A⁻¹ = α⁻¹(I − ZᵀMZ)
+// (the α > 0 branch of §2 P1), or the pseudo-inverse branch of §1.
+func (s *SON) project(tau, n float64, z []float64) {
 	p := len(z)
 	mz := s.mz[:p]
 	var f, fb float64
@@ -400,12 +398,7 @@ func (s *SON) project(before, n float64, z []float64) {
 		}
 		fb = -(tau / q)
 	}
-	// The step moves w·x̃ by −τ toward ±C in exact arithmetic. If rounding
-	// (xᵀA⁻¹x as a difference of nearly equal numbers when x lies almost
-	// inside a very ill-conditioned sketch) makes it overshoot past −w·x̃,
-	// the projection would push w away from the set it projects onto —
-	// repeated, that diverges geometrically — so it is refused.
-	if after, ok := s.trial(f, z, fb, mz); !ok || math.Abs(after) > math.Abs(before) {
+	if !s.trial(f, fb, mz) {
 		s.rejected++
 		return
 	}
@@ -451,8 +444,7 @@ func (s *SON) Seen() int { return s.tab.Len() }
 func (s *SON) Folds() int { return s.folds }
 
 // Rejected counts the weight and projection steps refused because they
-// would have left the weight range or, for a projection, moved w·x̃ away
-// from the bound (step.go).
+// would have left the weight range (step.go).
 func (s *SON) Rejected() int { return s.rejected }
 
 // Report implements Reporter: the sketch's report plus the core's counts.

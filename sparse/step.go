@@ -23,27 +23,23 @@ import (
 // a model that needs larger weights has already diverged numerically.
 const maxWeight = 1e140
 
-// trial reports whether the step stays within ±maxWeight, and the score
-// w·x̃ = w̄·x̃ + b·z it would leave for the current example.
-func (s *SON) trial(f float64, z []float64, fb float64, v []float64) (wx float64, ok bool) {
+// trial reports whether the step keeps every changed |w̄_j| and |b_i|
+// within maxWeight (NaN fails).
+func (s *SON) trial(f, fb float64, v []float64) bool {
 	rows := s.tab.Rows
 	xt := s.xt[:len(s.offs)]
 	for k, o := range s.offs {
-		w := rows[o] - f*xt[k]
-		if !(math.Abs(w) <= maxWeight) {
-			return 0, false
+		if !(math.Abs(rows[o]-f*xt[k]) <= maxWeight) {
+			return false
 		}
-		wx += w * xt[k]
 	}
 	b := s.b[:len(v)]
 	for i, vi := range v {
-		bi := b[i] + fb*vi
-		if !(math.Abs(bi) <= maxWeight) {
-			return 0, false
+		if !(math.Abs(b[i]+fb*vi) <= maxWeight) {
+			return false
 		}
-		wx += bi * z[i]
 	}
-	return wx, !math.IsNaN(wx)
+	return true
 }
 
 // apply performs the step and returns Σ_{j∈I} w̄_j² after it.

@@ -119,7 +119,7 @@ func (d *driver) run() error {
 		rp.Report(d.stderr)
 	}
 	if r, ok := d.learner.(interface{ Rejected() int }); ok && r.Rejected() > 0 {
-		fmt.Fprintf(d.stderr, "sparseson: warning: %d SON steps refused as numerically out of range (weights beyond ±1e140 or a projection that overshot); the model stays finite, but the data's scale does not suit --alpha: try the default --diag pre-scaling or a larger --alpha\n", r.Rejected())
+		fmt.Fprintf(d.stderr, "sparseson: warning: %d SON steps refused as numerically out of range (a weight beyond ±1e140); the model stays finite, but the data's scale does not suit --alpha: try the default --diag pre-scaling or a larger --alpha\n", r.Rejected())
 	}
 	return nil
 }
