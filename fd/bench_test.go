@@ -51,16 +51,9 @@ func benchSON(b *testing.B, cfg Config, bits uint) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for i := range data {
-		son.Learn(&data[i])
-	}
+	dense.Warm(son, data)
 	c0, f0 := sk.Counts(), son.Folds()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		son.Learn(&data[i%len(data)])
-	}
-	b.StopTimer()
+	dense.Time(b, son, data)
 	c, n := sk.Counts(), float64(b.N)
 	b.ReportMetric(float64(c.Absorbs-c0.Absorbs)/n, "absorbs/op")
 	b.ReportMetric(float64(c.Appends-c0.Appends)/n, "appends/op")

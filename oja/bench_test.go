@@ -11,25 +11,6 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// steady runs one warm-up pass (every feature gets its row, every buffer
-// its size), then times b.N examples cycling through the stream.
-func steady(b *testing.B, l sparse.Learner, data []sparse.Example) {
-	for i := range data {
-		l.Learn(&data[i])
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	var sink float64
-	for i := 0; i < b.N; i++ {
-		sink += l.Learn(&data[i%len(data)])
-	}
-	b.StopTimer()
-	if math.IsNaN(sink) {
-		b.Fatal("NaN prediction")
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "examples/s")
-}
-
 func newOjaSON(b *testing.B, m int, bits uint) *sparse.SON {
 	var sk sparse.Sketch = sparse.NoSketch{A: 16}
 	if m > 0 {
@@ -54,10 +35,10 @@ func BenchmarkOjaSON(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		steady(b, g, dense.News(18))
+		dense.Steady(b, g, dense.News(18))
 	})
 	for _, m := range []int{0, 5, 10, 20} {
-		b.Run(fmt.Sprintf("m=%d", m), func(b *testing.B) { steady(b, newOjaSON(b, m, 18), dense.News(18)) })
+		b.Run(fmt.Sprintf("m=%d", m), func(b *testing.B) { dense.Steady(b, newOjaSON(b, m, 18), dense.News(18)) })
 	}
 }
 
@@ -65,6 +46,6 @@ func BenchmarkOjaSON(b *testing.B) {
 // must not grow with -b.
 func BenchmarkOjaSONBits(b *testing.B) {
 	for _, bits := range []uint{16, 18, 20, 22, 24} {
-		b.Run(fmt.Sprintf("b=%d", bits), func(b *testing.B) { steady(b, newOjaSON(b, 10, bits), dense.News(bits)) })
+		b.Run(fmt.Sprintf("b=%d", bits), func(b *testing.B) { dense.Steady(b, newOjaSON(b, 10, bits), dense.News(bits)) })
 	}
 }

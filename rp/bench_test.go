@@ -11,31 +11,14 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// warmSON builds sparse SON around sk and runs one warm-up pass over data,
-// so that every feature has its row and every buffer its size.
+// warmSON builds sparse SON around sk and runs the warm-up pass.
 func warmSON(b *testing.B, cfg sparse.SONConfig, sk sparse.Sketch, data []sparse.Example) *sparse.SON {
 	sp, err := sparse.NewSON(cfg, loss.Logistic{}, sk)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for i := range data {
-		sp.Learn(&data[i])
-	}
+	dense.Warm(sp, data)
 	return sp
-}
-
-// timeLearn times b.N examples cycling through data (one op = one example).
-func timeLearn(b *testing.B, sp *sparse.SON, data []sparse.Example) {
-	b.ReportAllocs()
-	b.ResetTimer()
-	var sink float64
-	for i := 0; i < b.N; i++ {
-		sink += sp.Learn(&data[i%len(data)])
-	}
-	b.StopTimer()
-	if math.IsNaN(sink) {
-		b.Fatal("NaN prediction")
-	}
 }
 
 // benchSON measures sparse SON with the RP sketch in steady state.
@@ -53,7 +36,7 @@ func benchSON(b *testing.B, m int, bits uint, chol bool) {
 		nnz += len(data[i].Idx)
 	}
 	f0, fb0, s0 := sp.Folds(), sk.Fallbacks(), sk.Skipped()
-	timeLearn(b, sp, data)
+	dense.Time(b, sp, data)
 	b.ReportMetric(float64(nnz)/float64(len(data)), "nnz/ex")
 	b.ReportMetric(float64(sp.Folds()-f0)/float64(b.N), "folds/ex")
 	if fb, s := sk.Fallbacks()-fb0, sk.Skipped()-s0; fb+s > 0 {
@@ -101,7 +84,7 @@ func BenchmarkVsOja(b *testing.B) {
 				b.Fatal(err)
 			}
 			data := dense.News(18)
-			timeLearn(b, warmSON(b, sparse.SONConfig{Bits: 18, C: math.Inf(1), Eta0: 1, Diag: true}, sk, data), data)
+			dense.Time(b, warmSON(b, sparse.SONConfig{Bits: 18, C: math.Inf(1), Eta0: 1, Diag: true}, sk, data), data)
 		})
 	}
 }

@@ -160,14 +160,7 @@ func BenchmarkLazy(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			for i := range data {
-				s.Learn(&data[i])
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				s.Learn(&data[i%len(data)])
-			}
+			dense.Steady(b, s, data)
 		})
 	}
 }
