@@ -15,8 +15,6 @@ import (
 	"fmt"
 	"log"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -129,23 +127,21 @@ func main() {
 	if err := run.Parallel(fns); err != nil {
 		log.Fatal(err)
 	}
-	os.MkdirAll(filepath.Dir(*out), 0o755)
-	f, err := os.Create(*out)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer f.Close()
-	fmt.Fprintln(f, "loss,dataset,m,learner,log2alpha,accuracy")
+	var csv strings.Builder
+	fmt.Fprintln(&csv, "loss,dataset,m,learner,log2alpha,accuracy")
 	best := map[key]cell{}
 	for _, k := range order {
 		b := cell{acc: math.Inf(-1)}
 		for j, a := range all[k] {
-			fmt.Fprintf(f, "%s,%s,%s,%s,%d,%.2f\n", k.loss, k.ds, k.m, k.learner, j, a)
+			fmt.Fprintf(&csv, "%s,%s,%s,%s,%d,%.2f\n", k.loss, k.ds, k.m, k.learner, j, a)
 			if a > b.acc || (a == b.acc && j < b.j) {
 				b = cell{a, j}
 			}
 		}
 		best[k] = b
+	}
+	if err := run.WriteFile(*out, []byte(csv.String())); err != nil {
+		log.Fatal(err)
 	}
 	names := []string{"AdaGrad", "Oja", "FD", "fast FD", "RFD", "RFD0", "RP"}
 	for _, lossName := range strings.Split(*losses, ",") {

@@ -14,8 +14,6 @@ import (
 	"fmt"
 	"log"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -92,19 +90,17 @@ func main() {
 	if err := run.Parallel(jobs); err != nil {
 		log.Fatal(err)
 	}
-	os.MkdirAll(filepath.Dir(*out), 0o755)
-	f, err := os.Create(*out)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer f.Close()
-	fmt.Fprintln(f, "dataset,diag,C,scale,log2alpha,accuracy")
+	var csv strings.Builder
+	fmt.Fprintln(&csv, "dataset,diag,C,scale,log2alpha,accuracy")
 	best := map[string]float64{}
 	for _, ds := range datasets {
 		for s, a := range acc[ds.Name] {
-			fmt.Fprintf(f, "%s,%v,%s,%s,%d,%.2f\n", ds.Name, s.diag, s.C, s.scale, s.alpha, a)
+			fmt.Fprintf(&csv, "%s,%v,%s,%s,%d,%.2f\n", ds.Name, s.diag, s.C, s.scale, s.alpha, a)
 			best[ds.Name] = math.Max(best[ds.Name], a)
 		}
+	}
+	if err := run.WriteFile(*out, []byte(csv.String())); err != nil {
+		log.Fatal(err)
 	}
 	type row struct {
 		s          setting

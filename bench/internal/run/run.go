@@ -140,3 +140,13 @@ func Parallel(jobs []func() error) error {
 func Pow2(j int) string {
 	return strconv.FormatFloat(float64(uint64(1)<<uint(j+16))/65536, 'g', -1, 64)
 }
+
+// WriteFile writes data to path, creating its directory: the bench
+// programs' CSV output, written once the whole table is known so that a
+// failed run leaves no half file.
+func WriteFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
