@@ -105,22 +105,6 @@ func TestFullONS(t *testing.T) {
 	}
 }
 
-// zMatrix rebuilds Z (p×d) from the SON's feature table.
-func zMatrix(sp *sparse.SON, p, d int) [][]float64 {
-	Z := make([][]float64, p)
-	for i := range Z {
-		Z[i] = make([]float64, d)
-	}
-	for j := 0; j < d; j++ {
-		if col := sp.ZColumn(uint32(j)); col != nil {
-			for i := 0; i < p; i++ {
-				Z[i][j] = col[i]
-			}
-		}
-	}
-	return Z
-}
-
 // orthoErr returns ‖VVᵀ − I‖_max for V = FZ, F = E^{−1/2}C (diagonal state
 // only; V formed explicitly, so the check itself only loses what V = FZ
 // loses) and ‖K − ZZᵀ‖_max/‖K‖_max.
@@ -192,7 +176,7 @@ func TestInvariants(t *testing.T) {
 					continue
 				}
 				st := sk.State()
-				Z := zMatrix(sp, st.P, c.d)
+				Z := dense.ZMatrix(sp, st.P, c.d)
 				o, ke := orthoErr(sk, Z)
 				wo, wk = max(wo, o), max(wk, ke)
 				if o > 1e-10 || ke > 1e-12 {

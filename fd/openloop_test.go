@@ -143,5 +143,5 @@ func TestOpenLoopThroughSON(t *testing.T) {
 
 // sparseSTS rebuilds SᵀS from the SON's table.
 func sparseSTS(sp *sparse.SON, sk *Sketch, d int) [][]float64 {
-	return sts(sk, zMatrix(sp, sk.Rows(), d), d)
+	return sts(sk, dense.ZMatrix(sp, sk.Rows(), d), d)
 }

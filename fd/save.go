@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/sparse"
 )
 
 // Save implements sparse.Sketch: the whole sketch state, bit-exactly.
@@ -128,18 +129,7 @@ func (s *Sketch) Report(w io.Writer, sumG2 float64) {
 	c := s.cnt
 	fmt.Fprintf(w, "sketch = %s, m = %d, α = %.6g, rows of Z = %d (cap %d), sketch rows = %d, updates = %d\n",
 		s.Name(), s.m, s.alpha, s.p, s.pmax, s.q, c.Updates)
-	e := s.Eigenvalues()
-	fmt.Fprintf(w, "top eigenvalue estimates (E) =")
-	var sum float64
-	for _, x := range e {
-		fmt.Fprintf(w, " %.4g", x)
-		sum += x
-	}
-	fmt.Fprintln(w)
-	share := 0.0
-	if sumG2 > 0 {
-		share = sum / sumG2
-	}
+	share := sparse.ReportSpectrum(w, "top eigenvalue estimates (E)", s.Eigenvalues(), sumG2)
 	fmt.Fprintf(w, "share of Σ‖ĝ‖² captured = %.4f (Σ‖ĝ‖² = %.6g, Σλ_m discarded = %.6g)\n", share, sumG2, s.sumRho)
 	rate := func(n int64) float64 {
 		if c.Updates == 0 {

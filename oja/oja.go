@@ -454,22 +454,12 @@ func (o *Sketch) Load(r *model.Reader) error {
 // Report implements sparse.Sketch.
 func (o *Sketch) Report(w io.Writer, sumG2 float64) {
 	e := make([]float64, o.p)
-	var sum float64
 	for i := range e {
 		e[i] = o.t * o.lam[i]
-		sum += e[i]
 	}
 	sort.Sort(sort.Reverse(sort.Float64Slice(e)))
 	fmt.Fprintf(w, "sketch = oja, m = %d, rows = %d, updates = %.0f, re-basings = %d\n", o.cfg.M, o.p, o.t, o.rebases)
-	fmt.Fprintf(w, "top eigenvalue estimates (tΛ) =")
-	for _, x := range e {
-		fmt.Fprintf(w, " %.4g", x)
-	}
-	fmt.Fprintln(w)
-	share := 0.0
-	if sumG2 > 0 {
-		share = sum / sumG2
-	}
+	share := sparse.ReportSpectrum(w, "top eigenvalue estimates (tΛ)", e, sumG2)
 	fmt.Fprintf(w, "share of Σ‖ĝ‖² captured = %.4f (Σ‖ĝ‖² = %.6g)\n", share, sumG2)
 }
 

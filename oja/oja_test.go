@@ -158,17 +158,7 @@ func compareWeights(t *testing.T, sp *sparse.SON, dn *dense.SON, d int, tol floa
 // orthoError returns ‖FZ(FZ)ᵀ − I‖_max and ‖K − ZZᵀ‖_max/‖K‖_max.
 func orthoError(sp *sparse.SON, sk *Sketch, d int) (ortho, kerr float64) {
 	F, K, p := sk.FK()
-	Z := make([][]float64, p) // p×d
-	for i := range Z {
-		Z[i] = make([]float64, d)
-	}
-	for j := 0; j < d; j++ {
-		if col := sp.ZColumn(uint32(j)); col != nil {
-			for i := 0; i < p; i++ {
-				Z[i][j] = col[i]
-			}
-		}
-	}
+	Z := dense.ZMatrix(sp, p, d)
 	V := make([][]float64, p)
 	for i := range V {
 		V[i] = make([]float64, d)

@@ -583,16 +583,6 @@ func (s *Sketch) Report(w io.Writer, sumG2 float64) {
 	}
 	vals, _ := s.eigK()
 	sort.Sort(sort.Reverse(sort.Float64Slice(vals)))
-	var sum float64
-	fmt.Fprint(w, "eigenvalues of SSᵀ =")
-	for _, v := range vals {
-		fmt.Fprintf(w, " %.4g", v)
-		sum += v
-	}
-	fmt.Fprintln(w)
-	share := 0.0
-	if sumG2 > 0 {
-		share = sum / sumG2
-	}
+	share := sparse.ReportSpectrum(w, "eigenvalues of SSᵀ", vals, sumG2)
 	fmt.Fprintf(w, "share of Σ‖ĝ‖² in the sketch (tr SSᵀ / Σ‖ĝ‖²) = %.4f (Σ‖ĝ‖² = %.6g), ‖HN − I‖_max = %.2g\n", share, sumG2, s.Residual())
 }

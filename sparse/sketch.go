@@ -1,6 +1,7 @@
 package sparse
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/sparseson/sparseson/model"
@@ -75,4 +76,21 @@ type Host interface {
 // transform without visiting the rows.
 type GramSketch interface {
 	Gram() (k []float64, stride int)
+}
+
+// ReportSpectrum writes "label = v₁ v₂ …" (the sketch's eigenvalue
+// estimates, as its Report prints them) and returns Σv / sumG2, the share
+// of the to-sketch energy they hold (0 before any).
+func ReportSpectrum(w io.Writer, label string, vals []float64, sumG2 float64) (share float64) {
+	fmt.Fprintf(w, "%s =", label)
+	var sum float64
+	for _, v := range vals {
+		fmt.Fprintf(w, " %.4g", v)
+		sum += v
+	}
+	fmt.Fprintln(w)
+	if sumG2 > 0 {
+		share = sum / sumG2
+	}
+	return share
 }

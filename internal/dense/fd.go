@@ -53,16 +53,7 @@ func NewFD(m, d int, alpha float64, robust, fast bool) *FD {
 func (f *FD) Alpha() float64 { return f.A }
 
 // S implements Sketch.
-func (f *FD) S() *mat.Dense {
-	if len(f.Rows) == 0 {
-		return mat.NewDense(1, f.D, nil)
-	}
-	S := mat.NewDense(len(f.Rows), f.D, nil)
-	for i, r := range f.Rows {
-		S.SetRow(i, r)
-	}
-	return S
-}
+func (f *FD) S() *mat.Dense { return rowsMatrix(f.Rows, f.D) }
 
 // Update implements Sketch.
 func (f *FD) Update(g []float64) {

@@ -30,13 +30,17 @@ func NewFullSketch(d int, alpha float64) *FullSketch { return &FullSketch{D: d, 
 func (f *FullSketch) Alpha() float64 { return f.A }
 
 // S implements Sketch (a zero row while empty).
-func (f *FullSketch) S() *mat.Dense {
-	if len(f.R) == 0 {
-		return mat.NewDense(1, f.D, nil)
+func (f *FullSketch) S() *mat.Dense { return rowsMatrix(f.R, f.D) }
+
+// rowsMatrix stacks rows (each of length d) into a matrix, or returns one
+// zero row when there are none (gonum has no 0×d matrix).
+func rowsMatrix(rows [][]float64, d int) *mat.Dense {
+	if len(rows) == 0 {
+		return mat.NewDense(1, d, nil)
 	}
-	S := mat.NewDense(len(f.R), f.D, nil)
-	for i, row := range f.R {
-		S.SetRow(i, row)
+	S := mat.NewDense(len(rows), d, nil)
+	for i, r := range rows {
+		S.SetRow(i, r)
 	}
 	return S
 }

@@ -142,3 +142,20 @@ func splitmix(x uint64) uint64 {
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
 }
+
+// ZMatrix rebuilds Z (p×d) from a SON's feature table, for checks that need
+// the factor itself (orthonormality of FZ, ZZᵀ against K, SᵀS).
+func ZMatrix(sp *sparse.SON, p, d int) [][]float64 {
+	Z := make([][]float64, p)
+	for i := range Z {
+		Z[i] = make([]float64, d)
+	}
+	for j := 0; j < d; j++ {
+		if col := sp.ZColumn(uint32(j)); col != nil {
+			for i := 0; i < p; i++ {
+				Z[i][j] = col[i]
+			}
+		}
+	}
+	return Z
+}
