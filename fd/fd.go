@@ -139,6 +139,9 @@ type Config struct {
 	Alpha float64
 	// Robust selects Robust Frequent Directions (seed 002 Alg. 2/3).
 	Robust bool
+	// HostAlpha: the SON core sets α's base every round (SetAlpha; the
+	// scaled-space form), so a saved α need not equal Alpha.
+	HostAlpha bool
 	// Fast selects the doubled buffer (seed 002 Alg. 4/5/6).
 	Fast bool
 	// RowCap is the most rows Z may have (the core's per-feature Z stride).

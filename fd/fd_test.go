@@ -260,6 +260,13 @@ func TestSaveLoadContinue(t *testing.T) {
 // setup's configuration.
 func saveLoad(t *testing.T, a *sparse.SON, c setup) *sparse.SON {
 	t.Helper()
+	return saveLoadWith(t, a, c.sonConfig(), c.config(), c.lossName)
+}
+
+// saveLoadWith saves a learner and loads it back with the given
+// configurations.
+func saveLoadWith(t *testing.T, a *sparse.SON, scfg sparse.SONConfig, cfg Config, lossName string) *sparse.SON {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "m")
 	if err := model.Save(path, model.Options{}, a.Save); err != nil {
 		t.Fatal(err)
@@ -268,8 +275,8 @@ func saveLoad(t *testing.T, a *sparse.SON, c setup) *sparse.SON {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sk, _ := New(c.config())
-	b, err := sparse.LoadSON(r, c.sonConfig(), dense.Loss(c.lossName), sk)
+	sk, _ := New(cfg)
+	b, err := sparse.LoadSON(r, scfg, dense.Loss(lossName), sk)
 	if err != nil {
 		t.Fatal(err)
 	}

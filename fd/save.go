@@ -88,7 +88,7 @@ func (s *Sketch) Load(r *model.Reader) error {
 	if !(alpha >= 0) || math.IsInf(alpha, 0) || !(sumRho >= 0) || !(knorm >= 0) || math.IsInf(knorm, 0) || math.IsInf(sumRho, 0) {
 		return fmt.Errorf("%w: bad FD sketch scalars", model.ErrCorrupt)
 	}
-	if !s.cfg.Robust && alpha != s.cfg.Alpha {
+	if !s.cfg.Robust && !s.cfg.HostAlpha && alpha != s.cfg.Alpha {
 		return fmt.Errorf("%w: FD sketch saved with α = %v, configured %v", model.ErrCorrupt, alpha, s.cfg.Alpha)
 	}
 	for i, a := range loaded {

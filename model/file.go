@@ -17,7 +17,7 @@ import (
 )
 
 // Version is the model format version this build writes and reads.
-const Version = 2
+const Version = 3
 
 var (
 	magic   = [8]byte{'S', 'P', 'R', 'S', 'N', 'M', 'D', 'L'}

@@ -12,7 +12,7 @@ import (
 )
 
 func newOjaSON(b *testing.B, m int, bits uint) *sparse.SON {
-	var sk sparse.Sketch = sparse.NoSketch{A: 16}
+	var sk sparse.Sketch = &sparse.NoSketch{A: 16}
 	if m > 0 {
 		o, err := New(Config{M: m, Alpha: 16, Rate: 1})
 		if err != nil {

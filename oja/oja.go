@@ -77,6 +77,7 @@ type Sketch struct {
 	lam     []float64 // Λ
 	rebases int
 	knorm   float64 // ‖K‖_F at the last condition check
+	alpha   float64 // α (Config.Alpha unless the SON core sets it)
 
 	v, u, y, delta, acc []float64 // scratch
 }
@@ -103,7 +104,7 @@ func New(cfg Config) (*Sketch, error) {
 	}
 	m := cfg.M
 	return &Sketch{
-		cfg: cfg, F: make([]float64, m*m), K: make([]float64, m*m), lam: make([]float64, m),
+		cfg: cfg, alpha: cfg.Alpha, F: make([]float64, m*m), K: make([]float64, m*m), lam: make([]float64, m),
 		v: make([]float64, m), u: make([]float64, m), y: make([]float64, m),
 		delta: make([]float64, m), acc: make([]float64, m),
 	}, nil
@@ -112,7 +113,7 @@ func New(cfg Config) (*Sketch, error) {
 func (o *Sketch) Name() string      { return "oja" }
 func (o *Sketch) MaxRows() int      { return o.cfg.M }
 func (o *Sketch) Rows() int         { return o.p }
-func (o *Sketch) Alpha() float64    { return o.cfg.Alpha }
+func (o *Sketch) Alpha() float64    { return o.alpha }
 func (o *Sketch) Rebases() int      { return o.rebases }
 func (o *Sketch) Config() Config    { return o.cfg }
 func (o *Sketch) T() float64        { return o.t }
@@ -141,6 +142,20 @@ func (o *Sketch) ftz(dst, y []float64) {
 	}
 }
 
+// SetAlpha implements sparse.Sketch; α only enters H, so this is O(1).
+func (o *Sketch) SetAlpha(a float64) { o.alpha = a }
+
+// Captured implements sparse.Sketch: Σ tΛ_i.
+func (o *Sketch) Captured() (v float64) {
+	for _, l := range o.lam[:o.p] {
+		v += o.t * l
+	}
+	return v
+}
+
+// Rank implements sparse.Sketch: the rows so far.
+func (o *Sketch) Rank() int { return o.p }
+
 // MulM sets dst = Fᵀ·diag(E/(α+E))·F·z with E = tΛ.
 func (o *Sketch) MulM(dst, z []float64) {
 	p := o.p
@@ -148,7 +163,7 @@ func (o *Sketch) MulM(dst, z []float64) {
 	o.fz(y, z)
 	for i := range y {
 		e := o.t * o.lam[i]
-		y[i] *= e / (o.cfg.Alpha + e)
+		y[i] *= e / (o.alpha + e)
 	}
 	o.ftz(dst[:p], y)
 }

@@ -74,6 +74,9 @@ type Config struct {
 	// Cholesky recomputes H = N⁻¹ by a Cholesky factorisation on every
 	// update (O(m³)) instead of the O(m²) Woodbury update.
 	Cholesky bool
+	// HostAlpha: the SON core sets α every round (SetAlpha; the scaled-
+	// space form), so a saved α need not equal Alpha.
+	HostAlpha bool
 	// Refresh: on the Woodbury path, every Refresh-th update computes H by
 	// Cholesky instead, which resets the accumulated drift of H from N⁻¹.
 	// 0 means DefaultRefresh; a negative value never refreshes.
@@ -110,6 +113,8 @@ type Sketch struct {
 	rng *rand.Rand
 
 	N, H   []float64
+	alpha  float64 // α (Config.Alpha unless the SON core sets it)
+	capt   float64 // Σ_t ĝ_tᵀS_{t−1}ᵀH_{t−1}S_{t−1}ĝ_t (Captured)
 	k2     float64 // ‖N − αI‖_F ≥ ‖Z‖₂²
 	since  int     // Woodbury updates since H was last computed by Cholesky
 	chols  int     // H computed by Cholesky (refreshes and fallbacks included)
@@ -139,7 +144,7 @@ func New(cfg Config) (*Sketch, error) {
 	m := cfg.M
 	vec := func() []float64 { return make([]float64, m) }
 	s := &Sketch{
-		cfg: cfg, m: m, sd: 1 / math.Sqrt(float64(m)),
+		cfg: cfg, m: m, sd: 1 / math.Sqrt(float64(m)), alpha: cfg.Alpha,
 		N: make([]float64, m*m), H: make([]float64, m*m),
 		r: vec(), q: vec(), a: vec(), ha: vec(), hr: vec(), e: vec(), f: vec(),
 		w1: make([]float64, m*m), w2: make([]float64, m*m), w3: make([]float64, m*m),
@@ -153,11 +158,44 @@ func New(cfg Config) (*Sketch, error) {
 	return s, nil
 }
 
-func (s *Sketch) Name() string    { return "rp" }
-func (s *Sketch) MaxRows() int    { return s.m }
-func (s *Sketch) Rows() int       { return s.p }
-func (s *Sketch) Alpha() float64  { return s.cfg.Alpha }
-func (s *Sketch) Config() Config  { return s.cfg }
+func (s *Sketch) Name() string   { return "rp" }
+func (s *Sketch) MaxRows() int   { return s.m }
+func (s *Sketch) Rows() int      { return s.p }
+func (s *Sketch) Alpha() float64 { return s.alpha }
+func (s *Sketch) Config() Config { return s.cfg }
+
+// SetAlpha implements sparse.Sketch: N ← N + (a − α)I and H = N⁻¹ by
+// Cholesky, O(m³) (a shift is not low-rank, so Woodbury cannot follow it).
+// If the shifted N is not numerically positive definite α is left as it
+// was (counted as a skip).
+func (s *Sketch) SetAlpha(a float64) {
+	if a == s.alpha || !(a > 0) || math.IsInf(a, 0) {
+		return
+	}
+	m := s.m
+	copy(s.w1, s.N)
+	for i := 0; i < m; i++ {
+		s.w1[i*m+i] += a - s.alpha
+	}
+	if !cholInverse(s.w3, s.w1, s.w2, m) {
+		s.skips++
+		return
+	}
+	copy(s.N, s.w1)
+	copy(s.H, s.w3)
+	s.alpha = a
+	s.since = 0
+	s.k2, s.nmax = s.norms()
+}
+
+// Captured implements sparse.Sketch. RP's SᵀS spreads every ĝ over m random
+// mixtures, so tr SSᵀ ≈ Σ‖ĝ‖² says nothing about which directions it
+// holds; what it holds of each ĝ_t when it arrives is ĝ_tᵀS_{t−1}ᵀH_{t−1}S_{t−1}ĝ_t
+// (the part A_{t−1} treats as sketched), summed over t.
+func (s *Sketch) Captured() float64 { return s.capt }
+
+// Rank implements sparse.Sketch: m once S ≠ 0.
+func (s *Sketch) Rank() int       { return s.p }
 func (s *Sketch) T() float64      { return s.t }
 func (s *Sketch) Cholesky() int   { return s.chols }
 func (s *Sketch) Skipped() int    { return s.skips }
@@ -221,7 +259,7 @@ func (s *Sketch) eigK() ([]float64, *mat.Dense) {
 		for j := i; j < m; j++ {
 			v := s.N[i*m+j]
 			if i == j {
-				v -= s.cfg.Alpha
+				v -= s.alpha
 			}
 			K.SetSym(i, j, v)
 		}
@@ -258,6 +296,14 @@ func (s *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	kap := c * c * n
 	if c == 0 || !(n > 0) || !finite(kap) {
 		return // ĝ = 0 leaves S unchanged (r_t is still consumed)
+	}
+	if s.p > 0 {
+		// Captured: c²·zᵀHz with z = Z_{t−1}x̃ and the H it arrived to.
+		hz := s.e
+		s.mulH(hz, st.Z[:m])
+		if v := c * c * dot(st.Z[:m], hz); v > 0 && finite(v) {
+			s.capt += v
+		}
 	}
 	// q = c·z + (κ/2)·r with z = Z_{t−1}x̃ (zero before the first row).
 	q := s.q
@@ -419,7 +465,7 @@ func (s *Sketch) norms() (k2, nmax float64) {
 	m := s.m
 	for i := 0; i < m; i++ {
 		d := s.N[i*m+i]
-		k2 += d - s.cfg.Alpha
+		k2 += d - s.alpha
 		nmax = max(nmax, d)
 	}
 	return max(k2, 0), nmax
@@ -532,6 +578,8 @@ func (s *Sketch) Save(w *model.Writer) {
 	w.Uint64(uint64(s.fallbk))
 	w.Float64s(s.N)
 	w.Float64s(s.H)
+	w.Float64(s.alpha)
+	w.Float64(s.capt)
 	st, err := s.src.MarshalBinary()
 	if err != nil {
 		panic(err) // PCG's MarshalBinary cannot fail
@@ -548,6 +596,7 @@ func (s *Sketch) Load(r *model.Reader) error {
 	since, chols, skips, fallbk := r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64()
 	N := r.Float64s(nil)
 	H := r.Float64s(nil)
+	alpha, capt := r.Float64(), r.Float64()
 	st := r.String()
 	if r.Err() != nil {
 		return r.Err()
@@ -555,7 +604,10 @@ func (s *Sketch) Load(r *model.Reader) error {
 	if m != s.m || (p != 0 && p != m) || len(N) != m*m || len(H) != m*m || !(t >= 0) || since > uint64(math.MaxInt32) {
 		return fmt.Errorf("%w: RP sketch state does not fit m = %d", model.ErrCorrupt, s.m)
 	}
-	for _, v := range append(append([]float64{t}, N...), H...) {
+	if !(alpha > 0) || !(capt >= 0) || (!s.cfg.HostAlpha && alpha != s.cfg.Alpha) {
+		return fmt.Errorf("%w: RP sketch saved with α = %v, Σ captured %v (configured α = %v)", model.ErrCorrupt, alpha, capt, s.cfg.Alpha)
+	}
+	for _, v := range append(append([]float64{t, alpha, capt}, N...), H...) {
 		if !finite(v) {
 			return fmt.Errorf("%w: non-finite RP sketch state", model.ErrCorrupt)
 		}
@@ -567,6 +619,7 @@ func (s *Sketch) Load(r *model.Reader) error {
 	s.since, s.chols, s.skips, s.fallbk = int(since), int(chols), int(skips), int(fallbk)
 	copy(s.N, N)
 	copy(s.H, H)
+	s.alpha, s.capt = alpha, capt
 	s.k2, s.nmax = s.norms()
 	return nil
 }
@@ -576,7 +629,7 @@ func (s *Sketch) Load(r *model.Reader) error {
 // is Σ‖ĝ‖²).
 func (s *Sketch) Report(w io.Writer, sumG2 float64) {
 	fmt.Fprintf(w, "sketch = rp, m = %d, α = %g, updates = %.0f, H by Cholesky = %d, Woodbury fallbacks = %d, skipped = %d\n",
-		s.m, s.cfg.Alpha, s.t, s.chols, s.fallbk, s.skips)
+		s.m, s.alpha, s.t, s.chols, s.fallbk, s.skips)
 	if s.p == 0 {
 		fmt.Fprintln(w, "eigenvalues of SSᵀ = (empty sketch)")
 		return

@@ -31,6 +31,9 @@ func (g *gramSketch) Name() string                  { return "gram-test" }
 func (g *gramSketch) MaxRows() int                  { return g.pmax }
 func (g *gramSketch) Rows() int                     { return g.p }
 func (g *gramSketch) Alpha() float64                { return 1 }
+func (g *gramSketch) SetAlpha(float64)              {}
+func (g *gramSketch) Captured() float64             { return 0 }
+func (g *gramSketch) Rank() int                     { return 0 }
 func (g *gramSketch) ZNorm2() float64               { return frobSq(g.K) }
 func (g *gramSketch) MulPinv(dst, z []float64)      {}
 func (g *gramSketch) MulProj(dst, z []float64)      {}

@@ -25,6 +25,17 @@ type Sketch interface {
 	Rows() int
 	// Alpha is the current α_t; 0 selects the pseudo-inverse branch.
 	Alpha() float64
+	// SetAlpha sets α's base (the SON core's scaled-space form sets it
+	// every round, in the sketch's units: those of Σĝĝᵀ); a robust sketch
+	// keeps adding its own growth on top.
+	SetAlpha(a float64)
+	// Captured is the energy of Σĝĝᵀ the sketch holds (the sum of its
+	// eigenvalue estimates; for RP, Σ_t ĝ_tᵀ(S_{t−1}ᵀH_{t−1}S_{t−1})ĝ_t).
+	Captured() float64
+	// Rank is the number of directions the sketch holds (Oja's rows, FD's
+	// live and buffered rows, RP's m once S ≠ 0): Captured's energy lies in
+	// a space of that dimension.
+	Rank() int
 	// MulM sets dst = M·z (valid when Alpha() > 0).
 	MulM(dst, z []float64)
 	// MulPinv sets dst = F_LᵀE⁻¹F_L·z, so that A† = Zᵀ(F_LᵀE⁻¹F_L)Z on the

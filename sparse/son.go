@@ -26,6 +26,18 @@ type SONConfig struct {
 	// raw gradients (seed 004 §5.2; sketches.md §6), with D updated before
 	// the sketch and weight step of each round (see rescale).
 	Diag bool
+	// Scaled selects the scaled-space sketch of scaled.go (with Diag): the
+	// sketch estimates the curvature of the current pre-scaled problem, α
+	// follows the data, and the step is ONS's with the current example
+	// included exactly. Without it the round is seed 004's Alg. 1 as
+	// written (the "paper" form; Sigma, Eta0, Scale and EtaPower apply).
+	Scaled bool
+	// Alpha0, with Scaled, fixes α₀ (the regulariser relative to the
+	// pre-scaled curvature, whose diagonal is ≈ 1); 0 derives it from the
+	// data each round (scaled.go).
+	Alpha0 float64
+	// Rate, with Scaled, multiplies the step (0 means DefaultRate).
+	Rate float64
 	// FoldRatio bounds the cancellation in w = w̄ + Zᵀb: when ‖w̄‖ or the
 	// bound ‖b‖·‖Z‖₂ on ‖Zᵀb‖ exceeds FoldRatio·‖w‖ (‖w‖ measured at the
 	// last fold), Zᵀb is folded into w̄. 0 means DefaultFoldRatio; +Inf
@@ -64,6 +76,9 @@ type SON struct {
 	b      []float64
 	t      float64 // rounds with a positive importance weight
 	sumG2  float64 // Σ‖ĝ‖², for the sketch report
+	// Scaled mode (scaled.go): W = Σ importance, the sketch's α in its sum
+	// units as last set (restored on load), and this round's α₀.
+	w, alphaSk, alpha0 float64
 
 	// Cancellation guard (see SONConfig.FoldRatio): wsq tracks ‖w̄‖², w0sq is
 	// ‖w‖² at the last fold; folded/wsqI note a fold inside this example.
@@ -104,7 +119,19 @@ func NewSON(cfg SONConfig, l loss.Loss, sk Sketch) (*SON, error) {
 	if !(cfg.EtaPower >= 0 && cfg.EtaPower <= 2) {
 		return nil, fmt.Errorf("η_t's exponent must be in [0, 2], got %v", cfg.EtaPower)
 	}
-	if cfg.Scale == 0 && cfg.Sigma == 0 && cfg.Eta0 == 0 && sk.MaxRows() > 0 {
+	if cfg.Scaled && !cfg.Diag {
+		return nil, errors.New("the scaled-space sketch needs diagonal pre-scaling (--diag)")
+	}
+	if cfg.Scaled && (cfg.Alpha0 < 0 || math.IsInf(cfg.Alpha0, 0) || math.IsNaN(cfg.Alpha0)) {
+		return nil, fmt.Errorf("α₀ must be finite and ≥ 0 (0: from the data), got %v", cfg.Alpha0)
+	}
+	if cfg.Rate == 0 {
+		cfg.Rate = DefaultRate
+	}
+	if !(cfg.Rate > 0) || math.IsInf(cfg.Rate, 0) {
+		return nil, fmt.Errorf("SON step rate must be positive and finite, got %v", cfg.Rate)
+	}
+	if !cfg.Scaled && cfg.Scale == 0 && cfg.Sigma == 0 && cfg.Eta0 == 0 && sk.MaxRows() > 0 {
 		return nil, errors.New("the to-sketch scale √(σ+η_t) is 0: the sketch would never learn")
 	}
 	pmax := sk.MaxRows()
@@ -275,6 +302,10 @@ func (s *SON) Learn(ex *Example) float64 {
 	s.t++
 	if s.cfg.Diag {
 		n, z = s.rescale(ex, d, h)
+	}
+	if s.cfg.Scaled {
+		s.learnScaled(h, d, n, z, oldsq)
+		return pred
 	}
 	// P3–P4: sketch ĝ = √h·√(σ+η)·ℓ'·x̃; importance h counts as h copies.
 	s.c = math.Sqrt(h) * s.scale() * d

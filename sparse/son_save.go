@@ -16,6 +16,9 @@ func (s *SON) Save(w *model.Writer) error {
 	w.Float64(s.wsq)
 	w.Float64(s.w0sq)
 	w.Uint64(uint64(s.folds))
+	w.Float64(s.w)
+	w.Float64(s.alphaSk)
+	w.Float64(s.alpha0)
 	w.Uint32(uint32(len(s.st.Z)))
 	w.Float64s(s.b)
 	w.Uint32s(s.tab.Keys)
@@ -38,6 +41,9 @@ func LoadSON(r *model.Reader, cfg SONConfig, l loss.Loss, sk Sketch) (*SON, erro
 	s.wsq = r.Float64()
 	s.w0sq = r.Float64()
 	s.folds = int(r.Uint64())
+	s.w = r.Float64()
+	s.alphaSk = r.Float64()
+	s.alpha0 = r.Float64()
 	p := int(r.Uint32())
 	b := r.Float64s(nil)
 	s.tab.Keys = r.Uint32s(nil)
@@ -54,14 +60,14 @@ func LoadSON(r *model.Reader, cfg SONConfig, l loss.Loss, sk Sketch) (*SON, erro
 	if err := r.Done(); err != nil {
 		return nil, err
 	}
-	if len(b) != s.pmax || p > s.pmax || p != sk.Rows() || !(s.t >= 0) {
+	if len(b) != s.pmax || p > s.pmax || p != sk.Rows() || !(s.t >= 0) || !(s.w >= 0) || !(s.alphaSk >= 0) || !(s.alpha0 >= 0) {
 		return nil, fmt.Errorf("%w: SON state does not fit the sketch (%d rows of %d)", model.ErrCorrupt, p, s.pmax)
 	}
 	if err := s.tab.Rebuild(); err != nil {
 		return nil, fmt.Errorf("%w: %v", model.ErrCorrupt, err)
 	}
 	copy(s.b, b)
-	parts := [][]float64{b, s.tab.Rows, s.y, {s.t, s.sumG2, s.wsq, s.w0sq}}
+	parts := [][]float64{b, s.tab.Rows, s.y, {s.t, s.sumG2, s.wsq, s.w0sq, s.w, s.alphaSk, s.alpha0}}
 	for _, e := range s.lz.ring {
 		parts = append(parts, e.M, e.beta)
 	}
@@ -71,6 +77,9 @@ func LoadSON(r *model.Reader, cfg SONConfig, l loss.Loss, sk Sketch) (*SON, erro
 		}
 	}
 	s.st.Z = s.z[:p]
+	if cfg.Scaled && s.alphaSk > 0 {
+		sk.SetAlpha(s.alphaSk) // the α the projection of the next round uses
+	}
 	return s, nil
 }
 

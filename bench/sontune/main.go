@@ -1,12 +1,13 @@
-// Command sontune is the sweep behind the defaults of sparseson's SON
-// learners: one pass of Oja-SON (m = 10, logistic loss) on every shared
-// binary dataset for each α = 2^j, j = −3…12, projection bound C, to-sketch
-// scale and with or without --diag. It prints, per setting, the test
-// accuracy on each dataset and the mean and worst shortfall from the best
-// setting of that dataset, so a default can be chosen that is never far
-// from the tuned optimum.
+// Command sontune checks the SON learners' untuned default against tuning:
+// one pass (logistic loss by default) over every shared binary dataset,
+// for each sketch, of the default configuration (pre-scaling with the
+// scaled-space sketch, α₀ derived from the data; sparse/scaled.go) and of
+// the same configuration with α₀ fixed to 2^j for every j in [jlo, jhi].
+// It prints, per dataset, the default's test accuracy, the best fixed α₀
+// (chosen on the test set itself, which flatters it) and the gap, then how
+// many datasets the default is within 0.5 pp of that best and its worst gap.
 //
-//	go run ./bench/sontune [-data ../shared/data] [-out bench/out/sontune.csv]
+//	go run ./bench/sontune [-data ../shared/data] [-sketches oja,fd,rp] [-out bench/out/sontune.csv]
 package main
 
 import (
@@ -14,7 +15,6 @@ import (
 	"fmt"
 	"log"
 	"math"
-	"sort"
 	"strings"
 	"sync"
 
@@ -26,32 +26,14 @@ func main() {
 	out := flag.String("out", "bench/out/sontune.csv", "where to write every result")
 	lossName := flag.String("loss", "logistic", "loss function")
 	sets := flag.String("sets", "", "comma-separated datasets (default: all binary sets)")
-	jlo := flag.Int("jlo", -3, "smallest log2 α")
-	jhi := flag.Int("jhi", 12, "largest log2 α")
-	diags := flag.String("diag", "false,true", "diag settings to sweep")
+	sketches := flag.String("sketches", "oja,fd,rp", "comma-separated sketches")
+	m := flag.String("m", "10", "sketch size")
+	jlo := flag.Int("jlo", -6, "smallest log2 α₀")
+	jhi := flag.Int("jhi", 4, "largest log2 α₀")
 	flag.Parse()
 	bin, err := run.Binary()
 	if err != nil {
 		log.Fatal(err)
-	}
-	type setting struct {
-		diag  bool
-		C     string
-		scale string // "" = √(σ+η₀/√t) with η₀ = 1
-		alpha int    // j of 2^j
-	}
-	var settings []setting
-	for _, diag := range []bool{false, true} {
-		if !strings.Contains(*diags, fmt.Sprint(diag)) {
-			continue
-		}
-		for _, C := range []string{"1", "4", "inf"} {
-			for _, scale := range []string{"", "0.5"} {
-				for j := *jlo; j <= *jhi; j++ {
-					settings = append(settings, setting{diag, C, scale, j})
-				}
-			}
-		}
 	}
 	datasets := run.Datasets
 	if *sets != "" {
@@ -62,84 +44,79 @@ func main() {
 			}
 		}
 	}
-	acc := make(map[string]map[setting]float64)
+	const def = math.MinInt // the default's "j"
+	type key struct {
+		sketch, set string
+		j           int
+	}
+	acc := map[key]float64{}
 	var mu sync.Mutex
 	var jobs []func() error
-	for _, ds := range datasets {
-		acc[ds.Name] = map[setting]float64{}
-		train, test := run.Paths(*dataDir, ds.Name, "vw")
-		for _, s := range settings {
-			ds, s := ds, s
-			jobs = append(jobs, func() error {
-				flags := []string{"--oja", "-m", "10", "--loss_function", *lossName, "--alpha", run.Pow2(s.alpha), "--projection", s.C}
-				flags = append(flags, fmt.Sprintf("--diag=%v", s.diag))
-				if s.scale != "" {
-					flags = append(flags, "--sketch_scale", s.scale)
+	sks := strings.Split(*sketches, ",")
+	for _, sk := range sks {
+		for _, ds := range datasets {
+			train, test := run.Paths(*dataDir, ds.Name, "vw")
+			for j := *jlo - 1; j <= *jhi; j++ {
+				k := key{sk, ds.Name, j}
+				if j == *jlo-1 {
+					k.j = def
 				}
-				a, err := run.Accuracy(bin, train, test, flags...)
-				if err != nil {
-					return err
-				}
-				mu.Lock()
-				acc[ds.Name][s] = a
-				mu.Unlock()
-				return nil
-			})
+				jobs = append(jobs, func() error {
+					flags := []string{"--" + k.sketch, "-m", *m, "--loss_function", *lossName}
+					if k.j != def {
+						flags = append(flags, "--alpha", run.Pow2(k.j))
+					}
+					a, err := run.Accuracy(bin, train, test, flags...)
+					if err != nil {
+						return err
+					}
+					mu.Lock()
+					acc[k] = a
+					mu.Unlock()
+					return nil
+				})
+			}
 		}
 	}
 	if err := run.Parallel(jobs); err != nil {
 		log.Fatal(err)
 	}
 	var csv strings.Builder
-	fmt.Fprintln(&csv, "dataset,diag,C,scale,log2alpha,accuracy")
-	best := map[string]float64{}
-	for _, ds := range datasets {
-		for s, a := range acc[ds.Name] {
-			fmt.Fprintf(&csv, "%s,%v,%s,%s,%d,%.2f\n", ds.Name, s.diag, s.C, s.scale, s.alpha, a)
-			best[ds.Name] = math.Max(best[ds.Name], a)
+	fmt.Fprintln(&csv, "sketch,dataset,log2alpha0,accuracy")
+	for _, sk := range sks {
+		for _, ds := range datasets {
+			for j := *jlo - 1; j <= *jhi; j++ {
+				k, name := key{sk, ds.Name, j}, fmt.Sprint(j)
+				if j == *jlo-1 {
+					k.j, name = def, "default"
+				}
+				fmt.Fprintf(&csv, "%s,%s,%s,%.2f\n", sk, ds.Name, name, acc[k])
+			}
 		}
 	}
 	if err := run.WriteFile(*out, []byte(csv.String())); err != nil {
 		log.Fatal(err)
 	}
-	type row struct {
-		s          setting
-		mean, wrst float64
-	}
-	var rows []row
-	for _, s := range settings {
-		var sum, worst float64
+	fmt.Printf("Test accuracy (%%), one pass, %s loss, m = %s: the default (α₀ from the data) against the best fixed α₀ = 2^j, j = %d…%d (j in parentheses)\n\n", *lossName, *m, *jlo, *jhi)
+	for _, sk := range sks {
+		fmt.Printf("%s:\n| dataset | default | best fixed α₀ | gap |\n|---|---|---|---|\n", sk)
+		within, worst := 0, math.Inf(-1)
 		for _, ds := range datasets {
-			short := best[ds.Name] - acc[ds.Name][s]
-			sum += short
-			worst = math.Max(worst, short)
+			d := acc[key{sk, ds.Name, def}]
+			bj := *jlo
+			for j := *jlo; j <= *jhi; j++ {
+				if acc[key{sk, ds.Name, j}] > acc[key{sk, ds.Name, bj}] {
+					bj = j
+				}
+			}
+			b := acc[key{sk, ds.Name, bj}]
+			gap := b - d
+			if gap <= 0.5 {
+				within++
+			}
+			worst = math.Max(worst, gap)
+			fmt.Printf("| %s | %.2f | %.2f (%d) | %+.2f |\n", ds.Name, d, b, bj, -gap)
 		}
-		rows = append(rows, row{s, sum / float64(len(datasets)), worst})
+		fmt.Printf("\nwithin 0.5 pp of the best fixed α₀ on %d of %d datasets; largest shortfall %.2f pp\n\n", within, len(datasets), math.Max(worst, 0))
 	}
-	sort.Slice(rows, func(i, j int) bool { return rows[i].mean < rows[j].mean })
-	fmt.Printf("loss %s; shortfall (pp) from each dataset's best setting; best first\n", *lossName)
-	fmt.Printf("%-5s %-4s %-6s %-6s %9s %9s |", "diag", "C", "scale", "alpha", "mean", "worst")
-	for _, ds := range datasets {
-		fmt.Printf(" %7.7s", ds.Name)
-	}
-	fmt.Println()
-	for i, r := range rows {
-		if i >= 25 {
-			break
-		}
-		scale := r.s.scale
-		if scale == "" {
-			scale = "sched"
-		}
-		fmt.Printf("%-5v %-4s %-6s 2^%-4d %9.2f %9.2f |", r.s.diag, r.s.C, scale, r.s.alpha, r.mean, r.wrst)
-		for _, ds := range datasets {
-			fmt.Printf(" %7.2f", acc[ds.Name][r.s])
-		}
-		fmt.Println()
-	}
-	fmt.Printf("%-40s |", "best per dataset")
-	for _, ds := range datasets {
-		fmt.Printf(" %7.2f", best[ds.Name])
-	}
-	fmt.Println()
 }

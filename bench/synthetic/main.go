@@ -4,12 +4,19 @@
 // then the last 10 rising linearly to κ); labels y = sign(Z·a) are the same
 // for every κ (a linear change of X keeps the data separable by the same
 // labels), so a truly invariant learner behaves identically for all κ.
-// For κ = 10, 20, …, 200 it prints the one-pass progressive error
-// (squared loss, --binary) of AdaGrad and of Oja-SON with m = 0, 5, 10,
-// with and without --diag, each at its best learning rate or α over 2^j,
-// j = −3…12 (widened by 3 when the best sits on an edge).
 //
-//	go run ./bench/synthetic [-kappas 10,20,...] [-out bench/out/synthetic.txt]
+// A second family, -family scaled, multiplies every coordinate of the same
+// X by its own scale s_j = 10^u, u uniform in [−2, 2]: the ill-conditioned
+// directions are then also badly scaled per coordinate, so that neither
+// diagonal pre-scaling alone (it cannot see a rotation) nor a sketch alone
+// (without pre-scaling α must match scales spanning 10⁴) suffices.
+//
+// For each κ it prints the one-pass progressive error (squared loss,
+// --binary) of each learner: the tuned ones at their best learning rate or
+// α over 2^j, j = −3…12 (widened by 3 when the best sits on an edge), the
+// default configuration (no flags beyond the sketch) as it is.
+//
+//	go run ./bench/synthetic [-family rotated|scaled] [-kappas 10,50,...] [-learners a,b]
 package main
 
 import (
@@ -37,25 +44,34 @@ const (
 type learner struct {
 	name  string
 	flags []string
-	rate  string // the flag swept over 2^j
+	rate  string // the flag swept over 2^j; "" runs the flags as they are
 }
 
 var learners = []learner{
 	{"AdaGrad", []string{"--adaptive"}, "-l"},
-	{"Oja m=0", []string{"--oja", "-m", "0", "--diag=false"}, "--alpha"},
-	{"Oja m=5", []string{"--oja", "-m", "5", "--diag=false"}, "--alpha"},
-	{"Oja m=10", []string{"--oja", "-m", "10", "--diag=false"}, "--alpha"},
-	{"Oja m=0 diag", []string{"--oja", "-m", "0", "--diag"}, "--alpha"},
-	{"Oja m=5 diag", []string{"--oja", "-m", "5", "--diag"}, "--alpha"},
-	{"Oja m=10 diag", []string{"--oja", "-m", "10", "--diag"}, "--alpha"},
+	{"AdaGrad normalized", nil, "-l"},
+	{"SON m=0 plain", []string{"--oja", "-m", "0", "--diag=false"}, "--alpha"},
+	{"Oja m=10 plain", []string{"--oja", "-m", "10", "--diag=false"}, "--alpha"},
+	{"SON m=0 paper", []string{"--oja", "-m", "0", "--diag_sketch", "paper"}, "--alpha"},
+	{"Oja m=10 paper", []string{"--oja", "-m", "10", "--diag_sketch", "paper"}, "--alpha"},
+	{"SON m=0 default", []string{"--oja", "-m", "0"}, ""},
+	{"Oja m=5 default", []string{"--oja", "-m", "5"}, ""},
+	{"Oja m=10 default", []string{"--oja", "-m", "10"}, ""},
+	{"Oja m=10 best -l", []string{"--oja", "-m", "10"}, "-l"},
+	{"FD m=10 default", []string{"--fd", "-m", "10"}, ""},
+	{"RP m=10 default", []string{"--rp", "-m", "10"}, ""},
 }
 
 func main() {
-	kappaList := flag.String("kappas", "10,20,30,40,50,60,70,80,90,100,110,120,130,140,150,160,170,180,190,200", "condition numbers")
-	seed := flag.Uint64("seed", 1, "random seed of Z, V and a")
+	kappaList := flag.String("kappas", "10,50,100,150,200", "condition numbers")
+	family := flag.String("family", "rotated", "rotated (seed 004 §5.1) or scaled (the same, each coordinate scaled by 10^U(−2,2))")
+	seed := flag.Uint64("seed", 1, "random seed of Z, V, a and the scales")
 	writeDir := flag.String("write", "", "only write the κ datasets (LIBSVM) into this directory")
 	only := flag.String("learners", "", "comma-separated learner names to run (default: all)")
 	flag.Parse()
+	if *family != "rotated" && *family != "scaled" {
+		log.Fatalf("-family %q: rotated or scaled", *family)
+	}
 	if *only != "" {
 		var keep []learner
 		for _, l := range learners {
@@ -65,15 +81,6 @@ func main() {
 		}
 		learners = keep
 	}
-	bin, err := run.Binary()
-	if err != nil {
-		log.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "synthetic")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
 	var kappas []float64
 	for _, s := range strings.Split(*kappaList, ",") {
 		k, err := strconv.ParseFloat(s, 64)
@@ -82,25 +89,40 @@ func main() {
 		}
 		kappas = append(kappas, k)
 	}
-	Z, V, y := problem(*seed)
-	if *writeDir != "" {
-		dir = *writeDir
+	Z, V, y, scales := problem(*seed)
+	if *family == "rotated" {
+		scales = nil
+	}
+	dir := *writeDir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "synthetic")
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
 	}
 	files := map[float64]string{}
 	for _, k := range kappas {
-		files[k] = filepath.Join(dir, fmt.Sprintf("k%g.svm", k))
-		if err := write(files[k], Z, V, y, k); err != nil {
+		files[k] = filepath.Join(dir, fmt.Sprintf("%s_k%g.svm", *family, k))
+		if err := write(files[k], Z, V, y, scales, k); err != nil {
 			log.Fatal(err)
 		}
 	}
 	if *writeDir != "" {
 		return
 	}
-	var mu sync.Mutex
+	bin, err := run.Binary()
+	if err != nil {
+		log.Fatal(err)
+	}
 	// Progressive error needs the summary, which --quiet hides: run each
 	// setting without --quiet and read "average loss" (0/1 loss with --binary).
 	progressive := func(k float64, l learner, j int) (float64, error) {
-		args := append([]string{"--noconstant", "--loss_function", "squared", "--binary", "-P", "1000000000", l.rate, run.Pow2(j)}, l.flags...)
+		args := append([]string{"--noconstant", "--loss_function", "squared", "--binary", "-P", "1000000000"}, l.flags...)
+		if l.rate != "" {
+			args = append(args, l.rate, run.Pow2(j))
+		}
 		r, err := run.Exec(bin, append(args, files[k])...)
 		if err != nil {
 			return 0, err
@@ -111,12 +133,22 @@ func main() {
 		}
 		return 100 * v, nil
 	}
-	best := make(map[[2]int]struct {
+	type cell struct {
 		err float64
 		j   int
-	})
+	}
+	best := make(map[[2]int]cell)
+	var mu sync.Mutex
 	for ki, k := range kappas {
 		for li, l := range learners {
+			if l.rate == "" {
+				e, err := progressive(k, l, 0)
+				if err != nil {
+					log.Fatal(err)
+				}
+				best[[2]int{ki, li}] = cell{e, math.MinInt}
+				continue
+			}
 			lo, hi := -3, 12
 			res := map[int]float64{}
 			for {
@@ -151,41 +183,49 @@ func main() {
 					hi += 3
 					continue
 				}
-				best[[2]int{ki, li}] = struct {
-					err float64
-					j   int
-				}{res[bj], bj}
+				best[[2]int{ki, li}] = cell{res[bj], bj}
 				break
 			}
 		}
 		fmt.Fprintf(os.Stderr, "κ = %g done\n", k)
 	}
-	fmt.Printf("One-pass progressive error (%%), squared loss, best of 2^j; T = %d, d = %d, seed %d\n", T, d, *seed)
-	fmt.Printf("%5s", "κ")
+	fmt.Printf("One-pass progressive error (%%), squared loss, family %s; tuned learners at their best rate over 2^j (j in parentheses), defaults as they are; T = %d, d = %d, seed %d\n\n", *family, T, d, *seed)
+	fmt.Printf("| κ |")
 	for _, l := range learners {
-		fmt.Printf(" | %-15s", l.name)
+		fmt.Printf(" %s |", l.name)
+	}
+	fmt.Printf("\n|---|")
+	for range learners {
+		fmt.Printf("---|")
 	}
 	fmt.Println()
 	for ki, k := range kappas {
-		fmt.Printf("%5g", k)
+		fmt.Printf("| %g |", k)
 		for li := range learners {
 			b := best[[2]int{ki, li}]
-			fmt.Printf(" | %5.2f (2^%-3d)  ", b.err, b.j)
+			if b.j == math.MinInt {
+				fmt.Printf(" %.2f |", b.err)
+			} else {
+				fmt.Printf(" %.2f (%d) |", b.err, b.j)
+			}
 		}
 		fmt.Println()
 	}
-	for li, l := range learners {
+	fmt.Printf("| spread |")
+	for li := range learners {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for ki := range kappas {
 			e := best[[2]int{ki, li}].err
 			lo, hi = math.Min(lo, e), math.Max(hi, e)
 		}
-		fmt.Printf("%-15s spread over κ: %.2f pp (%.2f … %.2f)\n", l.name, hi-lo, lo, hi)
+		fmt.Printf(" %.2f pp |", hi-lo)
 	}
+	fmt.Println()
 }
 
-// problem draws Z (T×d), an orthonormal V (d×d) and labels y = sign(Z·a).
-func problem(seed uint64) (*mat.Dense, *mat.Dense, []float64) {
+// problem draws Z (T×d), an orthonormal V (d×d), labels y = sign(Z·a) and
+// the per-coordinate scales of the "scaled" family.
+func problem(seed uint64) (*mat.Dense, *mat.Dense, []float64, []float64) {
 	rng := rand.New(rand.NewPCG(seed, 0x51))
 	Z := mat.NewDense(T, d, nil)
 	for i := 0; i < T; i++ {
@@ -218,11 +258,17 @@ func problem(seed uint64) (*mat.Dense, *mat.Dense, []float64) {
 			y[i] = -1
 		}
 	}
-	return Z, &V, y
+	// Drawn after the rest, so the rotated family is unchanged by it.
+	scales := make([]float64, d)
+	for j := range scales {
+		scales[j] = math.Pow(10, 4*rng.Float64()-2)
+	}
+	return Z, &V, y, scales
 }
 
-// write stores X = Z·Λ^{1/2}·Vᵀ for condition number κ as LIBSVM text.
-func write(path string, Z, V *mat.Dense, y []float64, kappa float64) error {
+// write stores X = Z·Λ^{1/2}·Vᵀ·diag(scales) (scales nil: none) for
+// condition number κ as LIBSVM text.
+func write(path string, Z, V *mat.Dense, y, scales []float64, kappa float64) error {
 	lam := make([]float64, d)
 	for j := range lam {
 		lam[j] = 1
@@ -230,11 +276,15 @@ func write(path string, Z, V *mat.Dense, y []float64, kappa float64) error {
 			lam[j] = 1 + float64(i+1)*(kappa-1)/10
 		}
 	}
-	W := mat.NewDense(d, d, nil) // Λ^{1/2}Vᵀ
+	W := mat.NewDense(d, d, nil) // Λ^{1/2}Vᵀ·diag(scales)
 	for i := 0; i < d; i++ {
 		s := math.Sqrt(lam[i])
 		for j := 0; j < d; j++ {
-			W.Set(i, j, s*V.At(j, i))
+			v := s * V.At(j, i)
+			if scales != nil {
+				v *= scales[j]
+			}
+			W.Set(i, j, v)
 		}
 	}
 	var X mat.Dense

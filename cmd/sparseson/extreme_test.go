@@ -36,12 +36,21 @@ func TestExtremeScalesKeepModelsLoadable(t *testing.T) {
 	dir := t.TempDir()
 	data := write(t, filepath.Join(dir, "ill.vw"), illScaled(1500))
 	for _, sk := range []string{"--oja", "--rp", "--fd", "--fd_fast", "--rfd", "--rfd_fast"} {
-		for _, alpha := range []string{"1", "1e-300"} {
-			name := strings.TrimPrefix(sk, "--") + "_alpha" + alpha
+		for _, mode := range [][]string{
+			{"--alpha", "1", "--diag=false"},
+			{"--alpha", "1e-300", "--diag=false"},
+			// The scaled-space form: α₀ from the data, a tiny fixed α₀,
+			// and an absurd step rate.
+			{},
+			{"--alpha", "1e-300"},
+			{"-l", "1e300"},
+		} {
+			name := strings.TrimPrefix(sk, "--") + strings.ReplaceAll(strings.Join(mode, ""), "-", "_")
 			t.Run(name, func(t *testing.T) {
 				m := filepath.Join(dir, name+".model")
-				stderr := mustRun(t, nil, "--quiet", sk, "-m", "10", "--alpha", alpha, "--diag=false", "--projection", "1", "--loss_function", "logistic", "-f", m, data)
-				if alpha == "1e-300" && !strings.Contains(stderr, "steps refused") {
+				args := append([]string{"--quiet", sk, "-m", "10", "--projection", "1", "--loss_function", "logistic", "-f", m}, mode...)
+				stderr := mustRun(t, nil, append(args, data)...)
+				if len(mode) == 3 && mode[1] == "1e-300" && !strings.Contains(stderr, "steps refused") {
 					t.Errorf("α = 1e-300 refused no step:\n%s", stderr)
 				}
 				p := filepath.Join(dir, name+".pred")

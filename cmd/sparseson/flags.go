@@ -83,6 +83,7 @@ type config struct {
 	sketchScale  float64
 	ojaRate      float64
 	diag         bool
+	diagSketch   string
 	sketchReport bool
 
 	changed func(name string) bool // given on the command line
@@ -99,7 +100,7 @@ var flagGroups = []struct {
 	{"Passes", []string{"passes", "cache", "cache_file", "kill_cache", "holdout_off", "holdout_period", "early_terminate", "random_seed"}},
 	{"Loss and prediction", []string{"loss_function", "quantile_tau", "binary", "link"}},
 	{"First-order learner (default: AdaGrad)", []string{"learning_rate", "power_t", "initial_t", "l2", "sgd", "adaptive", "normalized"}},
-	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "diag", "sketch_report"}},
+	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "diag", "diag_sketch", "sketch_report"}},
 }
 
 func parseFlags(args []string, stdout io.Writer) (*config, error) {
@@ -145,7 +146,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.BoolVar(&c.binary, "binary", false, "report sign(prediction) as ±1 and 0/1 loss")
 	fs.StringVar(&c.link, "link", "identity", "prediction link: identity or logistic")
 
-	fs.Float64VarP(&c.eta, "learning_rate", "l", 0.5, "learning rate")
+	fs.Float64VarP(&c.eta, "learning_rate", "l", 0.5, "learning rate (SON with --diag_sketch scaled: the step multiplier, default 5)")
 	fs.Float64Var(&c.powerT, "power_t", 0.5, "learning-rate decay exponent")
 	fs.Float64Var(&c.initialT, "initial_t", 0, "initial value of the time counter")
 	fs.Float64Var(&c.l2, "l2", 0, "L2 regularization")
@@ -161,7 +162,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.BoolVar(&c.rfd, "rfd", false, "RFD-SON: Robust FD (seed 002); α₀ = 0 unless --alpha is given (RFD₀: no tuning)")
 	fs.BoolVar(&c.rfdFast, "rfd_fast", false, "RFD-SON with the doubled buffer")
 	fs.BoolVar(&c.full, "full", false, "full ONS (seed 004 Eq. 1–2): exact dense d×d A_t, for -b ≤ 12; the reference for small data")
-	fs.Float64Var(&c.alpha, "alpha", defaultAlpha, "α of A_t = αI + SᵀS; 1/α is SON's step size outside the sketch")
+	fs.Float64Var(&c.alpha, "alpha", defaultAlpha, "α of A_t = αI + SᵀS, the regulariser outside the sketch. Default: from the data with --diag_sketch scaled (α₀ = ρ + ¼·features/examples, relative to the pre-scaled curvature whose diagonal is ≈ 1); 2 with --diag_sketch paper or --diag=false")
 	fs.Float64Var(&c.alphaInverse, "alpha_inverse", 0, "set α = 1/value (VW's OjaNewton option)")
 	fs.Float64Var(&c.projection, "projection", defaultProjection, "C: project w onto |w·x| ≤ C before predicting (Lemma 1); inf turns it off")
 	fs.StringVar(&c.sigma, "sigma", "auto", "σ of the to-sketch scale √(σ+η_t); auto: 1/(8C²) for squared loss with finite C (seed 004 Assumption 2), else 0")
@@ -170,6 +171,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.Float64Var(&c.sketchScale, "sketch_scale", 0, "use this constant instead of √(σ+η_t) (VW's OjaNewton uses 0.5)")
 	fs.Float64Var(&c.ojaRate, "oja_rate", 1, "Oja step Γ_t = min(rate/t, 1) (the paper's 1/t is 1; VW uses 2)")
 	fs.BoolVar(&c.diag, "diag", true, "diagonal pre-scaling: learn on D^{-1/2}x with D = 0.1 + Σ g² (seed 004 §5.2); --diag=false for the plain, linearly invariant SON")
+	fs.StringVar(&c.diagSketch, "diag_sketch", "scaled", "with --diag: scaled = sketch the current pre-scaled curvature, α from the data, ONS step with rate -l (default 5; README); paper = seed 004 §5.2 as written (σ, eta0, eta_power, sketch_scale apply)")
 	fs.BoolVar(&c.sketchReport, "sketch_report", false, "print the sketch's eigenvalue estimates and the share of Σ‖ĝ‖² they capture")
 
 	if err := fs.Parse(args); err != nil {
@@ -214,6 +216,8 @@ func (c *config) validate() error {
 		return errors.New("--sgd excludes --adaptive and --normalized")
 	case c.sketchSize < 0 || c.sketchSize > 64:
 		return fmt.Errorf("-m %d: must be in 0..64", c.sketchSize)
+	case c.diagSketch != "scaled" && c.diagSketch != "paper":
+		return fmt.Errorf("--diag_sketch %q: must be scaled or paper", c.diagSketch)
 	case !(c.alpha > 0) || math.IsInf(c.alpha, 0):
 		return fmt.Errorf("--alpha %v: must be positive and finite", c.alpha)
 	case c.alphaInverse < 0 || math.IsInf(c.alphaInverse, 0) || math.IsNaN(c.alphaInverse):

@@ -175,6 +175,9 @@ var learnerFlagSets = [][]string{
 	{"--rfd", "-m", "4"},
 	{"--fd_fast", "-m", "4", "--alpha", "0.5"},
 	{"--rfd_fast", "-m", "4"},
+	{"--oja", "-m", "5", "--diag_sketch", "paper"},
+	{"--rfd", "-m", "4", "--diag_sketch", "paper"},
+	{"--fd", "-m", "4", "--projection", "1", "--alpha", "0.5", "-l", "2"},
 }
 
 func TestMalformedLines(t *testing.T) {

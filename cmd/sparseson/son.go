@@ -34,14 +34,14 @@ type sketchKind struct {
 // sketchKinds in the order a conflicting command line is reported.
 var sketchKinds = []sketchKind{
 	{"oja", func(o model.Options, p *optParser) (sparse.Sketch, error) {
-		return oja.New(oja.Config{M: p.int(o, "m"), Alpha: p.float(o, "alpha"), Rate: p.float(o, "oja_rate")})
+		return oja.New(oja.Config{M: p.int(o, "m"), Alpha: sketchAlpha(o, p), Rate: p.float(o, "oja_rate")})
 	}},
 	{"rp", func(o model.Options, p *optParser) (sparse.Sketch, error) {
 		seed, err := strconv.ParseUint(o["random_seed"], 10, 64)
 		if err != nil {
 			p.fail(o, "random_seed", "an unsigned integer")
 		}
-		return rp.New(rp.Config{M: p.int(o, "m"), Alpha: p.float(o, "alpha"), Seed: seed})
+		return rp.New(rp.Config{M: p.int(o, "m"), Alpha: sketchAlpha(o, p), Seed: seed, HostAlpha: scaledSketch(o)})
 	}},
 	{"fd", fdKind(false, false)},
 	{"fd_fast", fdKind(false, true)},
@@ -52,8 +52,24 @@ var sketchKinds = []sketchKind{
 
 func fdKind(robust, fast bool) func(o model.Options, p *optParser) (sparse.Sketch, error) {
 	return func(o model.Options, p *optParser) (sparse.Sketch, error) {
-		return fd.New(fd.Config{M: p.int(o, "m"), Alpha: p.float(o, "alpha"), Robust: robust, Fast: fast})
+		return fd.New(fd.Config{M: p.int(o, "m"), Alpha: sketchAlpha(o, p), Robust: robust, Fast: fast, HostAlpha: scaledSketch(o)})
 	}
+}
+
+// scaledSketch reports whether a SON model uses the scaled-space form
+// (sparse/scaled.go). Models without the option predate it: paper form.
+func scaledSketch(o model.Options) bool {
+	return o["diag"] == "true" && o["diag_sketch"] == "scaled"
+}
+
+// sketchAlpha is the α a sketch starts with: the model's, or 1 when the
+// scaled-space form derives it from the data (the core sets it before it
+// is first used).
+func sketchAlpha(o model.Options, p *optParser) float64 {
+	if o["alpha"] == "auto" {
+		return 1
+	}
+	return p.float(o, "alpha")
 }
 
 // sonSelected reports whether the command line asks for a SON learner, and
@@ -69,7 +85,7 @@ func sonSelected(c *config) (bool, string, error) {
 		return false, "", fmt.Errorf("choose one sketch, not --%s and --%s", chosen[0], chosen[1])
 	}
 	son := len(chosen) > 0
-	for _, f := range []string{"sketch_size", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "sketch_scale", "oja_rate", "diag"} {
+	for _, f := range []string{"sketch_size", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "sketch_scale", "oja_rate", "diag", "diag_sketch"} {
 		son = son || c.changed(f)
 	}
 	if len(chosen) == 1 {
@@ -81,7 +97,7 @@ func sonSelected(c *config) (bool, string, error) {
 // sonConfig decodes the SON options shared by the sketched learners and
 // full ONS.
 func sonConfig(o model.Options, p *optParser) sparse.SONConfig {
-	return sparse.SONConfig{
+	cfg := sparse.SONConfig{
 		Bits:  uint(p.int(o, "bits")),
 		C:     p.float(o, "projection"),
 		Sigma: p.float(o, "sigma"),
@@ -91,6 +107,14 @@ func sonConfig(o model.Options, p *optParser) sparse.SONConfig {
 		// Models written before η_t's exponent was an option used ½.
 		EtaPower: optFloat(o, "eta_power", 0.5, p),
 	}
+	if scaledSketch(o) {
+		cfg.Scaled = true
+		if o["alpha"] != "auto" {
+			cfg.Alpha0 = p.float(o, "alpha")
+		}
+		cfg.Rate = p.float(o, "learning_rate")
+	}
+	return cfg
 }
 
 // optFloat decodes an option that older models may lack.
@@ -116,16 +140,31 @@ func sonOptions(c *config) model.Options {
 			sigma = 1 / (8 * c.projection * c.projection)
 		}
 	}
-	return model.Options{
+	o := model.Options{
 		"alpha": fmtFloat(alpha), "projection": fmtFloat(c.projection), "sigma": fmtFloat(sigma),
 		"eta0": fmtFloat(c.eta0), "eta_power": fmtFloat(c.etaPower), "sketch_scale": fmtFloat(c.sketchScale), "diag": fmtBool(c.diag),
+		"diag_sketch": c.diagSketch,
 	}
+	if c.diag && c.diagSketch == "scaled" {
+		if !c.changed("alpha") && !c.changed("alpha_inverse") {
+			o["alpha"] = "auto"
+		}
+		rate := float64(sparse.DefaultRate)
+		if c.changed("learning_rate") {
+			rate = c.eta
+		}
+		o["learning_rate"] = fmtFloat(rate)
+	}
+	return o
 }
 
 var fullFamily = &family{
 	name: "full",
 	options: func(c *config) model.Options {
-		o := sonOptions(c)
+		// Full ONS keeps seed 004's form (it is the dense reference).
+		c2 := *c
+		c2.diagSketch = "paper"
+		o := sonOptions(&c2)
 		o["sketch"] = "full"
 		return o
 	},
@@ -147,6 +186,9 @@ var fullFamily = &family{
 }
 
 func describeScale(o model.Options) string {
+	if scaledSketch(o) {
+		return fmt.Sprintf("projection C = %s, diag = true, scaled-space sketch (to-sketch scale √W, step rate %s)", o["projection"], o["learning_rate"])
+	}
 	scale := "√(" + o["sigma"] + " + " + o["eta0"] + "·t^−" + o["eta_power"] + ")"
 	if s, _ := strconv.ParseFloat(o["sketch_scale"], 64); s > 0 {
 		scale = o["sketch_scale"]
@@ -164,7 +206,7 @@ var sonFamily = &family{
 		if c.sketchSize == 0 {
 			kind = "none"
 		}
-		rfd0 := (kind == "rfd" || kind == "rfd_fast") && !c.changed("alpha") && !c.changed("alpha_inverse")
+		rfd0 := (kind == "rfd" || kind == "rfd_fast") && !c.changed("alpha") && !c.changed("alpha_inverse") && !(c.diag && c.diagSketch == "scaled")
 		if rfd0 && !c.changed("projection") {
 			// RFD₀'s pseudo-inverse steps need the bound of seed 002's
 			// experiments, K_t = {w : |wᵀx_t| ≤ 1}. (Its η_t = 1/t,
@@ -189,7 +231,7 @@ var sonFamily = &family{
 		var err error
 		switch kind := o["sketch"]; kind {
 		case "none":
-			sk = sparse.NoSketch{A: p.float(o, "alpha")}
+			sk = &sparse.NoSketch{A: sketchAlpha(o, &p)}
 		default:
 			var k *sketchKind
 			for i := range sketchKinds {

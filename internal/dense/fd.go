@@ -52,6 +52,32 @@ func NewFD(m, d int, alpha float64, robust, fast bool) *FD {
 // Alpha implements Sketch.
 func (f *FD) Alpha() float64 { return f.A }
 
+// SetAlpha implements Sketch: α = a (+ ½Σλ_m for RFD).
+func (f *FD) SetAlpha(a float64) {
+	if f.Robust {
+		a += f.SumRho / 2
+	}
+	f.A = a
+}
+
+// Rank implements Sketch: the non-zero rows.
+func (f *FD) Rank() (k int) {
+	for _, r := range f.Rows {
+		if dotv(r, r) > 0 {
+			k++
+		}
+	}
+	return k
+}
+
+// Captured implements Sketch: ‖S‖_F² = tr(SSᵀ).
+func (f *FD) Captured() (v float64) {
+	for _, r := range f.Rows {
+		v += dotv(r, r)
+	}
+	return v
+}
+
 // S implements Sketch.
 func (f *FD) S() *mat.Dense { return rowsMatrix(f.Rows, f.D) }
 

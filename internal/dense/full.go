@@ -29,6 +29,27 @@ func NewFullSketch(d int, alpha float64) *FullSketch { return &FullSketch{D: d, 
 // Alpha implements Sketch.
 func (f *FullSketch) Alpha() float64 { return f.A }
 
+// SetAlpha implements Sketch.
+func (f *FullSketch) SetAlpha(a float64) { f.A = a }
+
+// Captured implements Sketch: everything, ‖R‖_F² = Σ‖ĝ‖².
+func (f *FullSketch) Captured() (v float64) {
+	for _, r := range f.R {
+		v += dotv(r, r)
+	}
+	return v
+}
+
+// Rank implements Sketch: the non-zero rows of R.
+func (f *FullSketch) Rank() (k int) {
+	for _, r := range f.R {
+		if dotv(r, r) > 0 {
+			k++
+		}
+	}
+	return k
+}
+
 // S implements Sketch (a zero row while empty).
 func (f *FullSketch) S() *mat.Dense { return rowsMatrix(f.R, f.D) }
 

@@ -28,7 +28,17 @@ func NewOja(m, d int, alpha, rate float64) *Oja {
 	return &Oja{M: m, D: d, A: alpha, Rate: rate, Cap: 0.25}
 }
 
-func (o *Oja) Alpha() float64 { return o.A }
+func (o *Oja) Alpha() float64     { return o.A }
+func (o *Oja) SetAlpha(a float64) { o.A = a }
+func (o *Oja) Rank() int          { return len(o.V) }
+
+// Captured is Σ tΛ_i.
+func (o *Oja) Captured() (v float64) {
+	for _, l := range o.Lam {
+		v += o.T * l
+	}
+	return v
+}
 
 func (o *Oja) S() *mat.Dense {
 	p := len(o.V)

@@ -22,6 +22,8 @@ type RP struct {
 	rng  *rand.Rand
 	sd   float64
 	T    int
+	capt float64
+	nz   bool
 }
 
 // NewRP returns the dense RP sketch; stream must be rp.Stream.
@@ -30,12 +32,45 @@ func NewRP(m, d int, alpha float64, seed, stream uint64) *RP {
 		rng: rand.New(rand.NewPCG(seed, stream)), sd: 1 / math.Sqrt(float64(m))}
 }
 
-func (s *RP) Alpha() float64 { return s.A }
-func (s *RP) S() *mat.Dense  { return s.Sm }
+func (s *RP) Alpha() float64     { return s.A }
+func (s *RP) SetAlpha(a float64) { s.A = a }
+func (s *RP) S() *mat.Dense      { return s.Sm }
+
+// Captured is Σ_t ĝ_tᵀS_{t−1}ᵀH_{t−1}S_{t−1}ĝ_t, H = (αI + SSᵀ)⁻¹, as package
+// rp defines it (counted once S is non-zero).
+func (s *RP) Captured() float64 { return s.capt }
+
+// Rank is m once S ≠ 0 (package rp's row count).
+func (s *RP) Rank() int {
+	if s.nz {
+		return s.M
+	}
+	return 0
+}
 
 // Update adds r ĝᵀ to S with a fresh r.
 func (s *RP) Update(g []float64) {
+	if s.T > 0 && dotv(g, g) > 0 {
+		sg := make([]float64, s.M)
+		for i := range sg {
+			sg[i] = dotv(s.Sm.RawRowView(i), g)
+		}
+		N := mat.NewDense(s.M, s.M, nil)
+		N.Mul(s.Sm, s.Sm.T())
+		for i := 0; i < s.M; i++ {
+			N.Set(i, i, N.At(i, i)+s.A)
+		}
+		var hsg mat.VecDense
+		if err := hsg.SolveVec(N, mat.NewVecDense(s.M, sg)); err == nil {
+			if v := dotv(sg, hsg.RawVector().Data); v > 0 {
+				s.capt += v
+			}
+		}
+	}
 	s.T++
+	if dotv(g, g) > 0 {
+		s.nz = true
+	}
 	r := make([]float64, s.M)
 	for i := range r {
 		r[i] = s.rng.NormFloat64() * s.sd

@@ -22,6 +22,12 @@ type Sketch interface {
 	S() *mat.Dense
 	// Alpha returns α_t.
 	Alpha() float64
+	// SetAlpha sets α's base (RFD adds ½Σλ_m), as sparse.Sketch.SetAlpha.
+	SetAlpha(a float64)
+	// Captured is the energy of Σĝĝᵀ the sketch holds (sparse.Sketch).
+	Captured() float64
+	// Rank is the number of directions it holds (sparse.Sketch).
+	Rank() int
 }
 
 // SON is Alg. 1 of seed 004 with dense vectors.
@@ -33,10 +39,22 @@ type SON struct {
 	Diag               bool
 	Loss               loss.Loss
 	Sk                 Sketch
+	// Scaled selects the scaled-space form of package sparse (scaled.go),
+	// written here from its definition: ĝ = √(hW)·ℓ'x̃, α = W·α₀ with α₀
+	// fixed (Alpha0 > 0) or ρ + PriorPerFeature·d/W, and the step
+	// u ← w − Rate·W·A_{t−1}⁻¹g/(1 + ĝᵀA_{t−1}⁻¹ĝ) before the sketch update.
+	Scaled      bool
+	Alpha0      float64
+	Rate        float64
+	PriorPerDim float64 // sparse.PriorPerFeature
 
-	u    []float64 // u_t
-	dsum []float64 // Σ g² (diag)
-	t    float64
+	u     []float64 // u_t
+	dsum  []float64 // Σ g² (diag)
+	t     float64
+	w     float64 // Σ h (scaled)
+	sumG2 float64 // Σ‖ĝ‖² (scaled)
+	seen  []bool
+	nseen int
 }
 
 // NewSON returns the dense reference learner.
@@ -164,6 +182,15 @@ func (s *SON) Predict(ex *sparse.Example) float64 {
 
 // Learn runs one round of Alg. 1 and returns the prediction.
 func (s *SON) Learn(ex *sparse.Example) float64 {
+	if s.seen == nil {
+		s.seen = make([]bool, s.D)
+	}
+	for _, j := range ex.Idx {
+		if !s.seen[j] {
+			s.seen[j] = true
+			s.nseen++
+		}
+	}
 	x := s.Dense(ex)
 	n := dotv(x, x)
 	w := append([]float64(nil), s.u...)
@@ -209,6 +236,10 @@ func (s *SON) Learn(ex *sparse.Example) float64 {
 		}
 		x = s.Dense(ex)
 	}
+	if s.Scaled {
+		s.learnScaled(x, h, d)
+		return pred
+	}
 	scale := s.Scale
 	if scale == 0 {
 		scale = math.Sqrt(s.Sigma + etaT(s.Eta0, s.EtaPower, s.t))
@@ -228,6 +259,37 @@ func (s *SON) Learn(ex *sparse.Example) float64 {
 		s.u[i] -= ag[i]
 	}
 	return pred
+}
+
+// learnScaled is the scaled-space round after the update of D.
+func (s *SON) learnScaled(x []float64, h, d float64) {
+	wPrev := s.w
+	s.w += h
+	c := math.Sqrt(h*s.w) * d
+	a0 := s.Alpha0
+	if a0 == 0 {
+		var rho float64
+		if wPrev > 0 {
+			free := math.Max(1, float64(s.nseen-s.Sk.Rank()))
+			rho = math.Max(0, (s.sumG2-s.Sk.Captured())/(wPrev*free))
+		}
+		a0 = rho + s.PriorPerDim*float64(s.nseen)/s.w
+	}
+	s.Sk.SetAlpha(s.w * a0)
+	if s.Sk.Alpha() > 0 {
+		ax := s.ainv(x)
+		q := math.Max(0, c*c*dotv(x, ax))
+		f := s.Rate * s.w * h * d / (1 + q)
+		for i := range s.u {
+			s.u[i] -= f * ax[i]
+		}
+	}
+	gh := make([]float64, s.D)
+	for i := range gh {
+		gh[i] = c * x[i]
+	}
+	s.Sk.Update(gh)
+	s.sumG2 += c * c * dotv(x, x)
 }
 
 // Weights returns the raw-space weights D^{-1/2}u.

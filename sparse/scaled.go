@@ -1,0 +1,123 @@
+package sparse
+
+import "math"
+
+// The scaled-space sketch: SON with diagonal pre-scaling done so that the
+// sketch keeps its second-order gain (issue #10; README, "Pre-scaling and
+// the sketch").
+//
+// Seed 004 §5.2 runs SON on x̃ = D_t^{-1/2}x with D_t = 0.1 + Σ_{s≤t} g_s∘g_s
+// and sketches ĝ_t = √(σ+η_t)·g̃_t, g̃_t = ℓ'_t·x̃_t. Each ĝ_s is taken in the
+// coordinates of its own round, and D grows about linearly with s, so
+// ‖ĝ_s‖² falls like s^{−3/2} (η_s ∝ s^{−1/2} times ‖x̃_s‖² ∝ 1/s): the sum
+// Σĝĝᵀ converges, its first few dozen terms hold most of it, and the
+// sketch's "Newton" directions are the early examples' (measured on seed
+// 004 §5.1: adding the sketch doubled the error of m = 0 at κ = 10). The
+// matrix SON should be inverting in the pre-scaled space is instead the
+// current one,
+//
+//	C_t = D_t^{-1/2} (Σ_{s≤t} g_s g_sᵀ) D_t^{-1/2},
+//
+// whose diagonal is ≈ 1 whatever the features' scales. Raw full ONS steps
+// with A = Σ g gᵀ; in pre-scaled coordinates that is A = C_t, so this form
+// is ONS in the pre-scaled space with the sketch holding C_t's top
+// directions. Four changes make it so, each O(1) or O(p²) per example:
+//
+//  1. Sum form. ĝ_t = √(h_t·W_t)·g̃_t with W_t = Σ_{s≤t} h_s. If the
+//     features' scales are stationary, D_t ≈ (W_t/W_s)·D_s, so
+//     W_s·g̃_s g̃_sᵀ ≈ W_t·D_t^{-1/2}g_s g_sᵀD_t^{-1/2} and Σ_s ĝ_sĝ_sᵀ ≈ W_t·C_t:
+//     the sketch estimates C_t in units of W (a rare feature's old
+//     occurrences count for less than C_t gives them; see α₀'s prior). The
+//     sketch is used with α_sk = W_t·α₀ and every step is multiplied by
+//     W_t, which is A = α₀I + SᵀS/W_t exactly; no sketch row is touched.
+//  2. α₀ from the data: the isotropic completion of the sketch, ρ_t ≈ the
+//     mean eigenvalue of C outside it, (Σ‖ĝ‖² − Σ sketch eigenvalues) /
+//     (W·(d − r)) over the d features seen, r the sketch's rank — on seed
+//     004 §5.1 it follows
+//     the small eigenvalue (≈ 0.08 at κ = 200, ≈ 0.6 at κ = 10), which is
+//     what makes the step κ-invariant — plus a prior PriorPerFeature·d/W_t:
+//     one quarter of a pre-scaled unit per feature seen, which fades like
+//     1/W on dense data and stays ≈ d/W on data with more features than
+//     examples (news20: 88k features, 11k examples), where the ridge is
+//     what keeps rare words from being fitted to single documents.
+//  3. The step uses the sketch before this example (A_{t−1}) with the
+//     current gradient added exactly, as ONS's A_t = A_{t−1} + ĝĝᵀ: since
+//     g ∥ ĝ, Sherman–Morrison gives A_t⁻¹g = A_{t−1}⁻¹g/(1 + ĝᵀA_{t−1}⁻¹ĝ), a
+//     scalar damping that is large exactly for examples the model has not
+//     seen the like of. Stepping after an Oja update instead let Oja's
+//     rotation toward ĝ_t correlate the preconditioner with the gradient
+//     it preconditions, and on splice the bias direction drifted until
+//     every prediction was −5 (sparse = dense to 1e-13, so not rounding;
+//     an exact eigen-sketch of the same matrix did not drift).
+//  4. A step rate (Rate, default 5): in the pre-scaled space the weights
+//     w̃ are stored scaled, so every growth of D shrinks the raw weights
+//     D^{-1/2}w̃ — a decay of about 1/(2t) per round that an ONS step of
+//     size 1/t must also undo. Rate 5 keeps that bias near 10% (1/(2·5·1 +
+//     1)); seed 004 §5.1 and the shared sets agree on 4–5 (README).
+//
+// Cost: O(p²) for ρ, the Sherman–Morrison scalar and the sketch's α (RP
+// refactors its m×m matrix, O(m³)); nothing per feature beyond the paper's.
+
+// DefaultRate is the step multiplier of the scaled-space form.
+const DefaultRate = 5
+
+// PriorPerFeature is the scaled-space prior: α₀ ≥ PriorPerFeature·d/W.
+const PriorPerFeature = 0.25
+
+// learnScaled is the rest of a round in the scaled-space form, after the
+// prediction and the update of D: α, the step, then the sketch.
+func (s *SON) learnScaled(h, d, n float64, z []float64, oldsq float64) {
+	wPrev := s.w
+	s.w += h
+	s.c = math.Sqrt(h*s.w) * d
+	s.setAlpha(wPrev)
+	p := len(z)
+	s.st.C, s.st.N, s.st.Z = s.c, n, z
+	// The sketch's α: α_sk, plus RFD's own growth for a robust sketch.
+	if a := s.sk.Alpha(); a > 0 {
+		mz := s.mz[:p]
+		if p > 0 {
+			s.sk.MulM(mz, z)
+		}
+		// q = ĝᵀA_{t−1}⁻¹ĝ = c²·x̃ᵀ(I − ZᵀMZ)x̃/α ≥ 0.
+		q := math.Max(0, s.c*s.c*(n-dot(z, mz))/a)
+		f := s.cfg.Rate * s.w * h * d / (a * (1 + q))
+		if s.trial(f, f, mz) {
+			s.apply(f, z, f, mz)
+		} else {
+			s.rejected++
+		}
+	}
+	s.sk.Update(&s.st, s)
+	s.sumG2 += s.c * s.c * n
+	// The sketch's absorb changed w̄_I after the step: re-measure (O(s)).
+	s.guard(oldsq, -1)
+}
+
+// setAlpha computes this round's α₀ and gives the sketch α_sk = W_t·α₀.
+// ρ uses the sums up to the previous round (wPrev = W_{t−1}).
+func (s *SON) setAlpha(wPrev float64) {
+	a0 := s.cfg.Alpha0
+	if a0 == 0 {
+		d := float64(s.tab.Len())
+		var rho float64
+		if wPrev > 0 {
+			free := math.Max(1, d-float64(s.sk.Rank()))
+			rho = math.Max(0, (s.sumG2-s.sk.Captured())/(wPrev*free))
+		}
+		a0 = rho + PriorPerFeature*d/s.w
+	}
+	s.alpha0 = a0
+	s.alphaSk = s.w * a0
+	if !(s.alphaSk <= maxAlpha) {
+		s.alphaSk = maxAlpha
+	}
+	s.sk.SetAlpha(s.alphaSk)
+}
+
+// maxAlpha keeps α_sk finite whatever W and the data (1e300 examples of
+// weight 1e18 would not reach it).
+const maxAlpha = 1e300
+
+// Alpha0 is the last round's α₀ (scaled-space form; the sketch report).
+func (s *SON) Alpha0() float64 { return s.alpha0 }
