@@ -117,9 +117,11 @@ func (g *GD) Learn(ex *sparse.Example) float64 {
 	if !(wt > 0) || math.IsNaN(p) || math.IsInf(p, 0) || math.IsNaN(d) {
 		return p
 	}
+	var rPrev, rNow, invT float64
 	if diag {
 		// A zero gradient is a step too: it moves every feature's mean.
 		g.ns.steps++
+		rPrev, rNow, invT = tailInvSq(g.ns.steps-1), tailInvSq(g.ns.steps), 1/g.ns.steps
 	}
 	if d == 0 {
 		return p
@@ -136,12 +138,13 @@ func (g *GD) Learn(ex *sparse.Example) float64 {
 		x2 := x * x
 		r := 1.0
 		if g.cfg.Adaptive {
+			var G float64
 			if diag {
-				g.diagVariation(o, wt*d*x)
+				G = diagVariation(rows[o:o+colDiagSum+1], wt*d*x, rPrev, rNow, invT)
 			} else {
 				rows[o+colG] += grad2 * x2
+				G = rows[o+colG]
 			}
-			G := rows[o+colG]
 			if !(G > 0) {
 				rate[i] = 0
 				continue
