@@ -150,6 +150,26 @@ func table1(bin, dataDir string, shuffles int) error {
 		}
 		fmt.Println()
 	}
+	// The orders are shared, so paired differences show what the spread
+	// over orders hides.
+	for _, pair := range [][2]int{{2, 0}, {3, 1}, {3, 2}} {
+		fmt.Printf("%s − %s, paired over the orders:", learners[pair[0]].name, learners[pair[1]].name)
+		for e, label := range []string{"1 epoch", fmt.Sprintf("%d epochs", epochs)} {
+			var sum, sq float64
+			lower := 0
+			for s := 1; s <= shuffles; s++ {
+				d := results[cell{pair[0], e, s}] - results[cell{pair[1], e, s}]
+				sum += d
+				sq += d * d
+				if d < 0 {
+					lower++
+				}
+			}
+			m := sum / float64(shuffles)
+			fmt.Printf("  %s %+.1f ± %.1f (lower in %d of %d)", label, m, math.Sqrt(math.Max(0, sq/float64(shuffles)-m*m)), lower, shuffles)
+		}
+		fmt.Println()
+	}
 	return nil
 }
 
