@@ -18,7 +18,9 @@ import (
 // ψ(z, x) = ½‖z − x‖², so the paper's α (the strong convexity of ω) and Q
 // (the quadratic growth of ψ) are both 1, and the update is plain online
 // gradient descent x_{t+1} = x_t − η_t·g_t with the step η_t below. g_t is
-// the loss gradient importance·ℓ'(x_t·s_t, y_t)·s_t.
+// the loss gradient importance·ℓ'(x_t·s_t, y_t)·s_t. StepNASA with
+// Config.Adaptive is the exception: Eq. 10 per feature, in AdaGrad's
+// place (see diagVariation).
 //
 // The paper's symbols α, γ_t and Γ_t name other things in SON; here
 // "variation" is ‖δ̄_t‖² (Eq. 4), and the constants are c, H and L.
