@@ -5,6 +5,7 @@
 //	bench/synthetic  seed 004 §5.1: progressive error vs condition number κ
 //	bench/accuracy   test accuracy of every learner on every shared binary set
 //	bench/sontune    the sweep behind SON's default α, C and to-sketch scale
+//	bench/nasa       seed 001 (NASA): §6.1, §6.2, §6.3.1, Table 1, --nasa_c's sweep and acceptance
 //
 // They run the sparseson binary (built once per run from ./cmd/sparseson),
 // so they measure exactly what a user gets. The real datasets are read

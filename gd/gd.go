@@ -18,9 +18,19 @@ type Config struct {
 	PowerT     float64 // --power_t
 	InitialT   float64 // --initial_t
 	L2         float64 // --l2
+
+	// Step replaces the rate schedule above by one of seed 001's step
+	// sizes (nasa.go). StepNASA with Adaptive is NASA per feature, in
+	// AdaGrad's place (NasaC in -l's); every other step is a scalar step
+	// of plain gradient descent (neither Adaptive nor Normalized).
+	Step  Step
+	NasaC float64 // c = √α·D of Eq. 10 and Λ of Eq. 38
+	NasaH float64 // H, the strong-convexity estimate of Eq. 27 and 34
+	NasaL float64 // L, the smoothness constant of Eq. 38
 }
 
-// Row layout of the feature table.
+// Row layout of the feature table of the schedule-driven learners; the
+// scalar steps of nasa.go lay out their rows differently (rowStride).
 const (
 	colW = iota // stored weight; the model's weight is scale·w
 	colG        // Σ importance·ℓ'²·x² (AdaGrad)
@@ -40,8 +50,12 @@ type GD struct {
 	// normalized state: Σ importance·Σ_j x_j²/N_j² and Σ importance
 	normSum, totalWeight float64
 
-	rows []int     // per-example scratch: row offsets into tab.Rows
-	rate []float64 // per-example scratch: per-feature rates
+	rows   []int     // per-example scratch: row offsets into tab.Rows
+	rate   []float64 // per-example scratch: per-feature rates
+	sorted []int     // per-example scratch: sorted row offsets (nasa.go)
+
+	stride int         // values per table row: stride, or rowStride(cfg)
+	ns     scalarState // state of a seed 001 step (nasa.go)
 }
 
 // New returns an untrained learner.
@@ -55,16 +69,26 @@ func New(cfg Config, l loss.Loss) (*GD, error) {
 	if cfg.PowerT < 0 || cfg.InitialT < 0 || cfg.L2 < 0 {
 		return nil, fmt.Errorf("--power_t, --initial_t and --l2 must be ≥ 0")
 	}
-	return &GD{cfg: cfg, loss: l, tab: sparse.NewTable(cfg.Bits, stride), scale: 1, t: cfg.InitialT}, nil
+	if err := cfg.checkStep(); err != nil {
+		return nil, err
+	}
+	st := stride
+	if cfg.Step != StepSchedule {
+		st = rowStride(cfg)
+	}
+	return &GD{cfg: cfg, loss: l, tab: sparse.NewTable(cfg.Bits, st), scale: 1, t: cfg.InitialT, stride: st, ns: newScalarState()}, nil
 }
 
 // Predict implements sparse.Learner.
 func (g *GD) Predict(ex *sparse.Example) float64 {
+	if g.cfg.Step == StepNASAAccel {
+		return g.predictAccel(ex)
+	}
 	rows := g.tab.Rows
 	var dot float64
 	for i, slot := range ex.Idx {
 		if r := g.tab.Find(slot); r >= 0 {
-			dot += rows[r*stride+colW] * ex.Val[i]
+			dot += rows[r*g.stride+colW] * ex.Val[i]
 		}
 	}
 	return ex.Initial + g.scale*dot
@@ -72,10 +96,15 @@ func (g *GD) Predict(ex *sparse.Example) float64 {
 
 // Learn implements sparse.Learner.
 func (g *GD) Learn(ex *sparse.Example) float64 {
+	diag := g.cfg.Step == StepNASA && g.cfg.Adaptive
+	if g.cfg.Step != StepSchedule && !diag {
+		return g.learnScalar(ex)
+	}
 	n := len(ex.Idx)
+	st := g.stride
 	g.rows = g.rows[:0]
 	for _, slot := range ex.Idx {
-		g.rows = append(g.rows, g.tab.Row(slot)*stride)
+		g.rows = append(g.rows, g.tab.Row(slot)*st)
 	}
 	rows := g.tab.Rows
 	var dot float64
@@ -85,7 +114,16 @@ func (g *GD) Learn(ex *sparse.Example) float64 {
 	p := ex.Initial + g.scale*dot
 	wt := ex.Weight
 	d := g.loss.Deriv(p, ex.Label)
-	if !(wt > 0) || d == 0 || math.IsNaN(p) || math.IsInf(p, 0) || math.IsNaN(d) {
+	if !(wt > 0) || math.IsNaN(p) || math.IsInf(p, 0) || math.IsNaN(d) {
+		return p
+	}
+	var rPrev, rNow, invT float64
+	if diag {
+		// A zero gradient is a step too: it moves every feature's mean.
+		g.ns.steps++
+		rPrev, rNow, invT = tailInvSq(g.ns.steps-1), tailInvSq(g.ns.steps), 1/g.ns.steps
+	}
+	if d == 0 {
 		return p
 	}
 	g.t += wt
@@ -100,8 +138,13 @@ func (g *GD) Learn(ex *sparse.Example) float64 {
 		x2 := x * x
 		r := 1.0
 		if g.cfg.Adaptive {
-			rows[o+colG] += grad2 * x2
-			G := rows[o+colG]
+			var G float64
+			if diag {
+				G = diagVariation(rows[o:o+colDiagSum+1], wt*d*x, rPrev, rNow, invT)
+			} else {
+				rows[o+colG] += grad2 * x2
+				G = rows[o+colG]
+			}
 			if !(G > 0) {
 				rate[i] = 0
 				continue
@@ -149,6 +192,9 @@ func (g *GD) Learn(ex *sparse.Example) float64 {
 		}
 	}
 	eta := g.cfg.Eta * wt
+	if diag {
+		eta = g.cfg.NasaC * wt
+	}
 	if !g.cfg.Adaptive {
 		eta *= math.Pow(g.t, -g.cfg.PowerT)
 	}
@@ -176,7 +222,7 @@ func (g *GD) syncScale() {
 		g.scale = 0
 	}
 	rows := g.tab.Rows
-	for o := colW; o < len(rows); o += stride {
+	for o := colW; o < len(rows); o += g.stride {
 		rows[o] *= g.scale
 	}
 	g.scale = 1
@@ -184,8 +230,12 @@ func (g *GD) syncScale() {
 
 // Weights implements sparse.Learner.
 func (g *GD) Weights(fn func(slot uint32, w float64)) {
+	if g.cfg.Step == StepNASAAccel {
+		g.weightsAccel(fn)
+		return
+	}
 	for r, k := range g.tab.Keys {
-		fn(k, g.scale*g.tab.Rows[r*stride+colW])
+		fn(k, g.scale*g.tab.Rows[r*g.stride+colW])
 	}
 }
 
@@ -193,6 +243,9 @@ func (g *GD) Weights(fn func(slot uint32, w float64)) {
 func (g *GD) Save(w *model.Writer) error {
 	for _, v := range []float64{g.scale, g.t, g.normSum, g.totalWeight} {
 		w.Float64(v)
+	}
+	if g.cfg.Step != StepSchedule {
+		g.ns.save(w)
 	}
 	w.Uint32s(g.tab.Keys)
 	w.Float64s(g.tab.Rows)
@@ -207,6 +260,9 @@ func Load(r *model.Reader, cfg Config, l loss.Loss) (*GD, error) {
 		return nil, err
 	}
 	g.scale, g.t, g.normSum, g.totalWeight = r.Float64(), r.Float64(), r.Float64(), r.Float64()
+	if cfg.Step != StepSchedule {
+		g.ns.load(r)
+	}
 	g.tab.Keys = r.Uint32s(nil)
 	g.tab.Rows = r.Float64s(nil)
 	if err := r.Done(); err != nil {
@@ -220,6 +276,11 @@ func Load(r *model.Reader, cfg Config, l loss.Loss) (*GD, error) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("%w: non-finite value in the model", model.ErrCorrupt)
 			}
+		}
+	}
+	if cfg.Step != StepSchedule {
+		if err := g.checkScalarState(); err != nil {
+			return nil, fmt.Errorf("%w: %v", model.ErrCorrupt, err)
 		}
 	}
 	return g, nil

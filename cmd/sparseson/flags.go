@@ -64,6 +64,7 @@ type config struct {
 	sgd        bool
 	adaptive   bool
 	normalized bool
+	nasa       nasaFlags // seed 001 step sizes (nasa.go)
 
 	// sketched second-order learners (SON)
 	sketchSize   int
@@ -100,6 +101,7 @@ var flagGroups = []struct {
 	{"Passes", []string{"passes", "cache", "cache_file", "kill_cache", "holdout_off", "holdout_period", "early_terminate", "random_seed"}},
 	{"Loss and prediction", []string{"loss_function", "quantile_tau", "binary", "link"}},
 	{"First-order learner (default: AdaGrad)", []string{"learning_rate", "power_t", "initial_t", "l2", "sgd", "adaptive", "normalized"}},
+	{"NASA step sizes of plain gradient descent (seed 001)", []string{"nasa", "nasa_c", "nasa_strong", "nasa_accel", "nasa_L", "scalar_adagrad", "sadagrad"}},
 	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "diag", "diag_sketch", "sketch_report"}},
 }
 
@@ -153,6 +155,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.BoolVar(&c.sgd, "sgd", false, "plain online gradient descent (no adaptive or normalized rates)")
 	fs.BoolVar(&c.adaptive, "adaptive", false, "per-feature AdaGrad rates")
 	fs.BoolVar(&c.normalized, "normalized", false, "per-feature scale-invariant updates")
+	addNASAFlags(fs, &c.nasa)
 
 	fs.IntVarP(&c.sketchSize, "sketch_size", "m", 10, "sketch size m of a SON learner (0 = no sketch: the scale-invariant first-order step); -m alone selects Oja-SON")
 	fs.BoolVar(&c.oja, "oja", false, "Oja-SON: sketch with Oja's algorithm (seed 004 Alg. 3–5)")
@@ -240,6 +243,9 @@ func (c *config) validate() error {
 		}
 	}
 	if _, _, err := c.progressSchedule(); err != nil {
+		return err
+	}
+	if err := c.validateNASA(); err != nil {
 		return err
 	}
 	for _, q := range c.quadratic {

@@ -70,16 +70,20 @@ var gdFamily = &family{
 	name: "gd",
 	options: func(c *config) model.Options {
 		adaptive, normalized := c.adaptive, c.normalized
-		if !c.sgd && !c.adaptive && !c.normalized {
+		if step := c.nasaStep(); !c.sgd && !c.adaptive && !c.normalized && (step == gd.StepSchedule || step == gd.StepNASA) {
 			adaptive, normalized = defaultAdaptive, defaultNormalized
 		}
-		return model.Options{
+		o := model.Options{
 			"adaptive": fmtBool(adaptive), "normalized": fmtBool(normalized),
 			"learning_rate": fmtFloat(c.eta), "power_t": fmtFloat(c.powerT),
 			"initial_t": fmtFloat(c.initialT), "l2": fmtFloat(c.l2),
 		}
+		for k, v := range nasaOptions(c) {
+			o[k] = v
+		}
+		return o
 	},
-	tunable: map[string]string{"learning_rate": "learning_rate", "power_t": "power_t", "initial_t": "initial_t", "l2": "l2"},
+	tunable: map[string]string{"learning_rate": "learning_rate", "power_t": "power_t", "initial_t": "initial_t", "l2": "l2", "nasa_c": "nasa_c", "nasa_L": "nasa_L"},
 	build: func(o model.Options, l loss.Loss, r *model.Reader) (sparse.Learner, error) {
 		var p optParser
 		cfg := gd.Config{
@@ -90,6 +94,9 @@ var gdFamily = &family{
 			PowerT:     p.float(o, "power_t"),
 			InitialT:   p.float(o, "initial_t"),
 			L2:         p.float(o, "l2"),
+		}
+		if err := nasaConfig(&cfg, o, &p); err != nil {
+			return nil, err
 		}
 		if p.err != nil {
 			return nil, p.err
@@ -108,6 +115,9 @@ var gdFamily = &family{
 			kind = "AdaGrad"
 		case o["normalized"] == "true":
 			kind = "normalized gradient descent"
+		}
+		if step := describeNASA(o); step != "" {
+			return []string{"learner = " + kind, step}
 		}
 		return []string{
 			"learner = " + kind,
