@@ -100,9 +100,12 @@ func (s *SON) setAlpha(wPrev float64) {
 	a0 := s.cfg.Alpha0
 	if a0 == 0 {
 		d := float64(s.tab.Len())
+		// ρ is 0 while nothing has been sketched, and when the sketch spans
+		// every feature seen (rank ≥ d): there is no complement to complete,
+		// and what the sketch holds only partly (RP's weak directions) is
+		// inside its span already.
 		var rho float64
-		if wPrev > 0 {
-			free := math.Max(1, d-float64(s.sk.Rank()))
+		if free := d - float64(s.sk.Rank()); wPrev > 0 && free > 0 {
 			rho = math.Max(0, (s.sumG2-s.sk.Captured())/(wPrev*free))
 		}
 		a0 = rho + PriorPerFeature*d/s.w

@@ -162,7 +162,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.BoolVar(&c.rp, "rp", false, "RP-SON: Gaussian random-projection sketch (seed 004 §3), seeded by --random_seed")
 	fs.BoolVar(&c.fdSketch, "fd", false, "FD-SON: Frequent Directions sketch (seed 004 Alg. 2)")
 	fs.BoolVar(&c.fdFast, "fd_fast", false, "FD-SON with the doubled-buffer fast FD (seed 002 Alg. 4–6)")
-	fs.BoolVar(&c.rfd, "rfd", false, "RFD-SON: Robust FD (seed 002); α₀ = 0 unless --alpha is given (RFD₀: no tuning)")
+	fs.BoolVar(&c.rfd, "rfd", false, "RFD-SON: Robust FD (seed 002): α grows by half of each eigenvalue FD discards, on top of the scaled form's α₀; with --diag_sketch paper or --diag=false and no --alpha, α starts at 0 (RFD₀) and C = 1")
 	fs.BoolVar(&c.rfdFast, "rfd_fast", false, "RFD-SON with the doubled buffer")
 	fs.BoolVar(&c.full, "full", false, "full ONS (seed 004 Eq. 1–2): exact dense d×d A_t, for -b ≤ 12; the reference for small data")
 	fs.Float64Var(&c.alpha, "alpha", defaultAlpha, "α of A_t = αI + SᵀS, the regulariser outside the sketch. Default: from the data with --diag_sketch scaled (α₀ = ρ + ¼·features/examples, relative to the pre-scaled curvature whose diagonal is ≈ 1); 2 with --diag_sketch paper or --diag=false")

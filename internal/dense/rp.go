@@ -36,8 +36,9 @@ func (s *RP) Alpha() float64     { return s.A }
 func (s *RP) SetAlpha(a float64) { s.A = a }
 func (s *RP) S() *mat.Dense      { return s.Sm }
 
-// Captured is Σ_t ĝ_tᵀS_{t−1}ᵀH_{t−1}S_{t−1}ĝ_t, H = (αI + SSᵀ)⁻¹, as package
-// rp defines it (counted once S is non-zero).
+// Captured is Σ_t ĝ_tᵀS_{t−1}ᵀ(S_{t−1}S_{t−1}ᵀ + εI)⁻¹S_{t−1}ĝ_t, the part of
+// each ĝ_t in S_{t−1}'s row space, ε = 0.1·tr(SSᵀ)/m, as package rp
+// defines it (counted once S is non-zero).
 func (s *RP) Captured() float64 { return s.capt }
 
 // Rank is m once S ≠ 0 (package rp's row count).
@@ -57,8 +58,9 @@ func (s *RP) Update(g []float64) {
 		}
 		N := mat.NewDense(s.M, s.M, nil)
 		N.Mul(s.Sm, s.Sm.T())
+		eps := 0.1 * mat.Trace(N) / float64(s.M)
 		for i := 0; i < s.M; i++ {
-			N.Set(i, i, N.At(i, i)+s.A)
+			N.Set(i, i, N.At(i, i)+eps)
 		}
 		var hsg mat.VecDense
 		if err := hsg.SolveVec(N, mat.NewVecDense(s.M, sg)); err == nil {

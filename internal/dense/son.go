@@ -269,8 +269,7 @@ func (s *SON) learnScaled(x []float64, h, d float64) {
 	a0 := s.Alpha0
 	if a0 == 0 {
 		var rho float64
-		if wPrev > 0 {
-			free := math.Max(1, float64(s.nseen-s.Sk.Rank()))
+		if free := float64(s.nseen - s.Sk.Rank()); wPrev > 0 && free > 0 {
 			rho = math.Max(0, (s.sumG2-s.Sk.Captured())/(wPrev*free))
 		}
 		a0 = rho + s.PriorPerDim*float64(s.nseen)/s.w
