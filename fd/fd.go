@@ -238,8 +238,12 @@ type Sketch struct {
 	// α = 0: SSᵀ = UΛUᵀ with Λ cut at EigTol; pinv = 1/λ or 0.
 	pu   []float64 // q×q, stride lb
 	pinv []float64
-	// Σλ_m over all shrinks (RFD: α = α₀ + sumRho/2).
+	// Σλ_m over all shrinks.
 	sumRho float64
+	// RFD's own part of α, ½Σλ_m/W_s (W_s = Step.W, 1 in the paper's
+	// form, where it is ½Σλ_m): α = the base α₀ (SetAlpha) + grow.
+	grow float64
+	wcur float64 // Step.W of the current update (≥ 1)
 	cnt    Counts
 
 	// scratch
@@ -491,6 +495,7 @@ func (s *Sketch) cholSolve(y []float64) {
 // Update implements sparse.Sketch: one row of Frequent Directions.
 func (s *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	s.cnt.Updates++
+	s.wcur = max(1, st.W)
 	c, n := st.C, st.N
 	kap := c * c * n
 	zero := !(kap >= minKappa && kap <= maxKappa)
@@ -883,7 +888,8 @@ func (s *Sketch) commit(keep int, rho float64, knormStale bool) {
 	}
 	s.sumRho += rho
 	if s.cfg.Robust {
-		s.alpha += rho / 2
+		s.alpha += rho / 2 / s.wcur
+		s.grow += rho / 2 / s.wcur
 	}
 	s.setDiag(keep)
 	if knormStale {

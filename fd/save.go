@@ -20,6 +20,7 @@ func (s *Sketch) Save(w *model.Writer) {
 	w.Bool(s.diag)
 	w.Float64(s.alpha)
 	w.Float64(s.sumRho)
+	w.Float64(s.grow)
 	w.Float64(s.knorm)
 	cs := s.cnt.fields()
 	w.Uint32(uint32(len(cs)))
@@ -46,7 +47,7 @@ func (s *Sketch) Load(r *model.Reader) error {
 	m, lb, pm := int(r.Uint32()), int(r.Uint32()), int(r.Uint32())
 	p, q, nb := int(r.Uint32()), int(r.Uint32()), int(r.Uint32())
 	diag := r.Bool()
-	alpha, sumRho, knorm := r.Float64(), r.Float64(), r.Float64()
+	alpha, sumRho, grow, knorm := r.Float64(), r.Float64(), r.Float64(), r.Float64()
 	var cnt Counts
 	cs := cnt.fields()
 	if n := int(r.Uint32()); n != len(cs) {
@@ -85,7 +86,7 @@ func (s *Sketch) Load(r *model.Reader) error {
 			return fmt.Errorf("%w: negative FD sketch counter", model.ErrCorrupt)
 		}
 	}
-	if !(alpha >= 0) || math.IsInf(alpha, 0) || !(sumRho >= 0) || !(knorm >= 0) || math.IsInf(knorm, 0) || math.IsInf(sumRho, 0) {
+	if !(alpha >= 0) || math.IsInf(alpha, 0) || !(sumRho >= 0) || !(knorm >= 0) || math.IsInf(knorm, 0) || math.IsInf(sumRho, 0) || !(grow >= 0) || math.IsInf(grow, 0) {
 		return fmt.Errorf("%w: bad FD sketch scalars", model.ErrCorrupt)
 	}
 	if !s.cfg.Robust && !s.cfg.HostAlpha && alpha != s.cfg.Alpha {
@@ -95,7 +96,7 @@ func (s *Sketch) Load(r *model.Reader) error {
 		copy(arrs[i], a)
 	}
 	s.p, s.q, s.nb, s.diag = p, q, nb, diag
-	s.alpha, s.sumRho, s.knorm = alpha, sumRho, knorm
+	s.alpha, s.sumRho, s.grow, s.knorm = alpha, sumRho, grow, knorm
 	s.cnt = cnt
 	return nil
 }

@@ -63,6 +63,10 @@ type Step struct {
 	C float64   // ĝ = C·x̃
 	N float64   // ‖x̃‖²
 	Z []float64 // Z·x̃, len Rows()
+	// W is the scale of the sketch's units: W_t in the scaled-space form
+	// (Σĝĝᵀ ≈ W·C_t, scaled.go), 0 in the paper's. A robust sketch divides
+	// what it adds to α by it, so that its growth stays in C's units.
+	W float64
 }
 
 // Host is what a sketch may do to Z; the SON core implements it and keeps

@@ -36,6 +36,10 @@ type FD struct {
 	Fast   bool
 	Rows   [][]float64 // current rows (zero rows included)
 	SumRho float64     // Σ λ_m over all shrinks
+	// Grow is RFD's part of α, ½Σλ_m/W_s with W_s the scale set by
+	// SetWeight before each Update (1 unless set: ½Σλ_m).
+	Grow float64
+	W    float64
 	// Rhos lists λ_m of every shrink (zero ones included), for bound tests.
 	Rhos []float64
 }
@@ -52,22 +56,26 @@ func NewFD(m, d int, alpha float64, robust, fast bool) *FD {
 // Alpha implements Sketch.
 func (f *FD) Alpha() float64 { return f.A }
 
-// SetAlpha implements Sketch: α = a (+ ½Σλ_m for RFD).
+// SetAlpha implements Sketch: α = a (+ Grow for RFD).
 func (f *FD) SetAlpha(a float64) {
 	if f.Robust {
-		a += f.SumRho / 2
+		a += f.Grow
 	}
 	f.A = a
 }
 
-// Rank implements Sketch: the non-zero rows.
+// SetWeight sets W_s, the scale of the next Update's units (package sparse's
+// Step.W).
+func (f *FD) SetWeight(w float64) { f.W = w }
+
+// Rank implements Sketch: the non-zero rows, at most m−1 (package fd).
 func (f *FD) Rank() (k int) {
 	for _, r := range f.Rows {
 		if dotv(r, r) > 0 {
 			k++
 		}
 	}
-	return k
+	return min(k, f.M-1)
 }
 
 // Captured implements Sketch: ‖S‖_F² = tr(SSᵀ).
@@ -126,7 +134,9 @@ func (f *FD) shrink() {
 	f.SumRho += rho
 	f.Rhos = append(f.Rhos, rho)
 	if f.Robust {
-		f.A += rho / 2
+		w := max(1, f.W)
+		f.A += rho / 2 / w
+		f.Grow += rho / 2 / w
 	}
 	nrows := f.M - 1
 	if !f.Fast {

@@ -287,6 +287,9 @@ func (s *SON) learnScaled(x []float64, h, d float64) {
 	for i := range gh {
 		gh[i] = c * x[i]
 	}
+	if sw, ok := s.Sk.(interface{ SetWeight(float64) }); ok {
+		sw.SetWeight(s.w)
+	}
 	s.Sk.Update(gh)
 	s.sumG2 += c * c * dotv(x, x)
 }
