@@ -244,7 +244,7 @@ type Sketch struct {
 	// form, where it is ½Σλ_m): α = the base α₀ (SetAlpha) + grow.
 	grow float64
 	wcur float64 // Step.W of the current update (≥ 1)
-	cnt    Counts
+	cnt  Counts
 
 	// scratch
 	g, u, lam, work  []float64
