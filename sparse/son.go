@@ -482,6 +482,9 @@ func (s *SON) Rejected() int { return s.rejected }
 func (s *SON) Report(w io.Writer) {
 	s.sk.Report(w, s.sumG2)
 	fmt.Fprintf(w, "folds of Zᵀb into w̄ = %d, features with state = %d, steps refused = %d\n", s.folds, s.tab.Len(), s.rejected)
+	if s.cfg.Scaled {
+		fmt.Fprintf(w, "scaled-space form: α₀ = %.4g (last round), sketch α = %.6g, W = %.6g, step rate %g\n", s.alpha0, s.sk.Alpha(), s.w, s.cfg.Rate)
+	}
 	if l := &s.lz; l.on {
 		fmt.Fprintf(w, "deferred steps = %d, flushes = %d, row refreshes per update = %.3g\n", l.steps, l.flushes, float64(l.refreshes)/math.Max(1, s.t))
 	}
