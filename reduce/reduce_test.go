@@ -66,7 +66,7 @@ func classStream(n, k int, seed uint64) []sparse.Example {
 func TestOAAIsKBinaryLearners(t *testing.T) {
 	const k = 5
 	data := classStream(2000, k, 1)
-	o, err := NewOAA(k, gdFactory(t))
+	o, err := NewOAA(k, 12, gdFactory(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestOAAIsKBinaryLearners(t *testing.T) {
 	// It learns: the progressive error over the second half is far below
 	// chance.
 	var errs int
-	o2, _ := NewOAA(k, gdFactory(t))
+	o2, _ := NewOAA(k, 12, gdFactory(t))
 	for i := range data {
 		if p := o2.Learn(&data[i]); i >= len(data)/2 && p != data[i].Label {
 			errs++
@@ -145,7 +145,7 @@ func encode(t *testing.T, l sparse.Learner) []byte {
 func TestOAASaveLoadContinue(t *testing.T) {
 	const k = 4
 	data := classStream(1000, k, 2)
-	a, _ := NewOAA(k, gdFactory(t))
+	a, _ := NewOAA(k, 12, gdFactory(t))
 	for i := range data[:500] {
 		a.Learn(&data[i])
 	}
@@ -154,7 +154,7 @@ func TestOAASaveLoadContinue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := LoadOAA(r, k, gdFactory(t))
+	b, err := LoadOAA(r, k, 12, gdFactory(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,13 +174,14 @@ func TestOAASaveLoadContinue(t *testing.T) {
 	}
 
 	_, r, _ = model.Parse(saved)
-	if _, err := LoadOAA(r, k+1, gdFactory(t)); !errors.Is(err, model.ErrCorrupt) {
+	if _, err := LoadOAA(r, k+1, 12, gdFactory(t)); !errors.Is(err, model.ErrCorrupt) {
 		t.Errorf("wrong K: got %v, want a corrupt-model error", err)
 	}
 	// The last class's part holds garbage instead of a learner.
 	var buf bytes.Buffer
 	model.Encode(&buf, model.Options{}, func(w *model.Writer) error {
 		w.Uint32(k)
+		w.Uint32s(a.ids.Keys)
 		for c := 0; c < k; c++ {
 			sub := a.bases[c]
 			w.Section(func(s *model.Writer) error {
@@ -194,10 +195,21 @@ func TestOAASaveLoadContinue(t *testing.T) {
 		return nil
 	})
 	_, r, _ = model.Parse(buf.Bytes())
-	if _, err := LoadOAA(r, k, gdFactory(t)); !errors.Is(err, model.ErrCorrupt) || !strings.Contains(err.Error(), "class 4") {
+	if _, err := LoadOAA(r, k, 12, gdFactory(t)); !errors.Is(err, model.ErrCorrupt) || !strings.Contains(err.Error(), "class 4") {
 		t.Errorf("damaged class: got %v, want a corrupt-model error naming class 4", err)
 	}
-	if _, err := NewOAA(1, gdFactory(t)); err == nil {
+	// A slot numbered twice.
+	buf.Reset()
+	model.Encode(&buf, model.Options{}, func(w *model.Writer) error {
+		w.Uint32(k)
+		w.Uint32s([]uint32{5, 9, 5})
+		return nil
+	})
+	_, r, _ = model.Parse(buf.Bytes())
+	if _, err := LoadOAA(r, k, 12, gdFactory(t)); !errors.Is(err, model.ErrCorrupt) {
+		t.Errorf("duplicate slot: got %v, want a corrupt-model error", err)
+	}
+	if _, err := NewOAA(1, 12, gdFactory(t)); err == nil {
 		t.Error("--oaa 1 accepted")
 	}
 }
@@ -233,7 +245,7 @@ func TestOAAProbabilities(t *testing.T) {
 	if argmax([]float64{math.NaN(), 2, 2, 1}) != 2 {
 		t.Fatal("argmax: want the first highest, NaN never winning")
 	}
-	oa, _ := NewOAA(3, gdFactory(t))
+	oa, _ := NewOAA(3, 12, gdFactory(t))
 	for _, y := range []float64{0, 4, 2.5} {
 		ex := sparse.Example{Label: y, HasLabel: true, Weight: 1, Idx: []uint32{3}, Val: []float64{1}}
 		oa.Learn(&ex)
@@ -276,7 +288,7 @@ func TestOutputs(t *testing.T) {
 			}
 		}
 	}
-	o, _ := NewOAA(3, gdFactory(t))
+	o, _ := NewOAA(3, 12, gdFactory(t))
 	out := Classes(o)
 	ex := &sparse.Example{Label: 2, HasLabel: true, Weight: 1, Idx: []uint32{1}, Val: []float64{1}}
 	if p := out.Predict(ex); p != 1 || out.Loss(ex, p) != 1 || out.Loss(ex, 2) != 0 {
@@ -303,7 +315,7 @@ func BenchmarkOAA(b *testing.B) {
 	}
 	cfg := adagrad
 	cfg.Bits = 18
-	o, _ := NewOAA(20, func(*model.Reader) (sparse.Learner, error) { return gd.New(cfg, loss.Logistic{}) })
+	o, _ := NewOAA(20, 18, func(*model.Reader) (sparse.Learner, error) { return gd.New(cfg, loss.Logistic{}) })
 	dense.Steady(b, o, cls)
 }
 

@@ -118,10 +118,11 @@ func (d *driver) buildLearner(r *model.Reader) (sparse.Learner, error) {
 		return d.fam.build(d.opts, d.loss, r)
 	}
 	newBase := func(r *model.Reader) (sparse.Learner, error) { return d.fam.build(d.opts, d.loss, r) }
+	bits := uint(d.hash.Bits)
 	if r == nil {
-		return reduce.NewOAA(d.classes, newBase)
+		return reduce.NewOAA(d.classes, bits, newBase)
 	}
-	return reduce.LoadOAA(r, d.classes, newBase)
+	return reduce.LoadOAA(r, d.classes, bits, newBase)
 }
 
 // outputStage puts the output reductions on top of the model: the class
@@ -166,13 +167,17 @@ func (d *driver) checkMemory() error {
 	bits, _ := strconv.Atoi(d.opts["bits"])
 	slots := math.Ldexp(1, bits)
 	one := slots*(4+perSlot) + fixed
-	copies, flag := 1.0, fmt.Sprintf("--softmax %d", d.classes)
+	copies, flag, extra := 1.0, fmt.Sprintf("--softmax %d", d.classes), ""
+	need := one
 	if d.oaa {
+		// OAA's own slot numbering: an index and a key per slot.
 		copies, flag = float64(d.classes), fmt.Sprintf("--oaa %d", d.classes)
+		need = copies*one + 8*slots
+		extra = ", plus " + fmtBytes(8*slots) + " for OAA's slot numbers"
 	}
-	if need := copies * one; need > limit {
-		return fmt.Errorf("%s with this learner may need up to %s (%s × %s: a 2^%d-slot index and, if the data uses every slot, 2^%d rows of %.0f bytes), above --max_memory %s (%s); lower -b or the number of classes, or raise --max_memory if the data uses few of the 2^%d slots",
-			flag, fmtBytes(need), strconv.FormatFloat(copies, 'f', -1, 64), fmtBytes(one), bits, bits, perSlot, fmtBytes(limit), what, bits)
+	if need > limit {
+		return fmt.Errorf("%s with this learner may need up to %s (%s × %s: a 2^%d-slot index and, if the data uses every slot, 2^%d rows of %.0f bytes%s), above --max_memory %s (%s); lower -b or the number of classes, or raise --max_memory if the data uses few of the 2^%d slots",
+			flag, fmtBytes(need), strconv.FormatFloat(copies, 'f', -1, 64), fmtBytes(one), bits, bits, perSlot, extra, fmtBytes(limit), what, bits)
 	}
 	return nil
 }

@@ -228,8 +228,9 @@ func TestMulticlassMemory(t *testing.T) {
 		args []string
 		want string
 	}{
-		// 20 × 2^24 slots × (4 + 24) bytes = 8.75 GiB.
-		{[]string{"--oaa", "20", "-b", "24", "--max_memory", "8G"}, "--oaa 20 with this learner may need up to 8.8 GiB (20 × 448.0 MiB: a 2^24-slot index and, if the data uses every slot, 2^24 rows of 24 bytes), above --max_memory 8.0 GiB (as given)"},
+		// 20 × 2^24 slots × (4 + 24) bytes = 8.75 GiB, and 8 bytes a slot
+		// for OAA's numbering.
+		{[]string{"--oaa", "20", "-b", "24", "--max_memory", "8G"}, "--oaa 20 with this learner may need up to 8.9 GiB (20 × 448.0 MiB: a 2^24-slot index and, if the data uses every slot, 2^24 rows of 24 bytes, plus 128.0 MiB for OAA's slot numbers), above --max_memory 8.0 GiB (as given)"},
 		// SON m = 10 with pre-scaling: 1 + 10 + 2 floats a row.
 		{[]string{"--oaa", "20", "-b", "24", "--oja", "--max_memory", "1T"}, ""},
 		{[]string{"--oaa", "200", "-b", "24", "--oja", "--max_memory", "64G"}, "2^24 rows of 104 bytes"},
