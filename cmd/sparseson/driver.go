@@ -181,22 +181,8 @@ func (d *driver) setup() error {
 		}
 	}
 	d.binary = d.opts["binary"] == "true"
-	if d.classes, d.oaa, err = classes(d.opts); err != nil {
+	if err := d.setupClasses(); err != nil {
 		return err
-	}
-	if d.classes > 0 {
-		// The bases of --oaa learn ±1 labels: squared and hinge losses
-		// clamp their predictions to that range.
-		d.loss.Observe(-1)
-		d.loss.Observe(1)
-	}
-	switch {
-	case d.opts["probabilities"] == "true" && d.classes == 0:
-		return errors.New("--probabilities needs a multiclass model (--oaa K or --softmax K)")
-	case d.classes > 0 && (d.binary || d.opts["link"] == "logistic"):
-		return errors.New("--binary and --link report scalar predictions; a multiclass model reports classes (and --probabilities its class probabilities)")
-	case d.opts["probabilities"] == "true" && d.oaa && d.loss.Name() != "logistic":
-		fmt.Fprintf(d.stderr, "sparseson: warning: --probabilities should be used with --loss_function logistic (the bases' scores are read as log-odds); this model uses %s\n", d.loss.Name())
 	}
 	if r == nil {
 		if err := d.checkMemory(); err != nil {

@@ -111,6 +111,30 @@ func classes(o model.Options) (k int, oaa bool, err error) {
 	return 0, false, nil
 }
 
+// setupClasses reads K from the options and checks the output options
+// against it.
+func (d *driver) setupClasses() error {
+	var err error
+	if d.classes, d.oaa, err = classes(d.opts); err != nil {
+		return err
+	}
+	if d.classes > 0 {
+		// The bases of --oaa learn ±1 labels: squared and hinge losses
+		// clamp their predictions to that range.
+		d.loss.Observe(-1)
+		d.loss.Observe(1)
+	}
+	switch {
+	case d.opts["probabilities"] == "true" && d.classes == 0:
+		return errors.New("--probabilities needs a multiclass model (--oaa K or --softmax K)")
+	case d.classes > 0 && (d.binary || d.opts["link"] == "logistic"):
+		return errors.New("--binary and --link report scalar predictions; a multiclass model reports classes (and --probabilities its class probabilities)")
+	case d.opts["probabilities"] == "true" && d.oaa && d.loss.Name() != "logistic":
+		fmt.Fprintf(d.stderr, "sparseson: warning: --probabilities should be used with --loss_function logistic (the bases' scores are read as log-odds); this model uses %s\n", d.loss.Name())
+	}
+	return nil
+}
+
 // buildLearner builds the model the options describe, new (r nil) or
 // loaded from r: the family's learner, or under --oaa K of them.
 func (d *driver) buildLearner(r *model.Reader) (sparse.Learner, error) {

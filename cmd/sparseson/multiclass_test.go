@@ -129,6 +129,39 @@ func TestMulticlassOutput(t *testing.T) {
 		t.Errorf("a multiclass summary has no best constant:\n%s", stderr)
 	}
 
+	// Several passes with VW's holdout: the table and summary report the
+	// holdout error and multiclass log loss, and the best pass's model
+	// (restored through the stack) is saved and loads.
+	m := filepath.Join(dir, "m")
+	stderr = mustRun(t, nil, "--oaa", "20", "--loss_function", "logistic", "--probabilities", "--passes", "4", "-c", "-f", m, train)
+	for _, want := range []string{"passes used = ", "average multiclass log loss = "} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("--passes 4: stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^average loss = 0\.\d+ h$`).MatchString(stderr) || !regexp.MustCompile(`(?m)^average multiclass log loss = \d+\.\d+ h$`).MatchString(stderr) {
+		t.Errorf("--passes 4: no holdout losses in the summary:\n%s", stderr)
+	}
+	mustRun(t, nil, "--quiet", "-t", "-i", m, train)
+	// Every holdout example contradicts the others: no pass improves on
+	// the first, so after 1 + 3 passes the first pass's model is restored.
+	var b strings.Builder
+	for i := 0; i < 100; i++ {
+		if i%10 == 9 {
+			b.WriteString("2 |f a\n")
+		} else {
+			b.WriteString("1 |f a b\n")
+		}
+	}
+	odd := write(t, filepath.Join(dir, "odd.vw"), []byte(b.String()))
+	for _, flags := range [][]string{{"--oaa", "3", "--oja", "-m", "2"}, {"--softmax", "3"}} {
+		stderr = mustRun(t, nil, append(flags, "--passes", "10", "-c", "-f", m, odd)...)
+		if !strings.Contains(stderr, "passes used = 4") {
+			t.Errorf("%v: want early termination after 4 passes:\n%s", flags, stderr)
+		}
+		mustRun(t, nil, "--quiet", "-t", "-i", m, odd)
+	}
+
 	tagged := write(t, filepath.Join(dir, "tagged.vw"), []byte("3 'first|f a b\n1 'second|f c\n| a\n"))
 	for _, flags := range [][]string{{"--oaa", "3", "--loss_function", "logistic"}, {"--softmax", "3"}} {
 		pred := filepath.Join(dir, "probs")
