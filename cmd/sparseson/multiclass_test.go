@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -43,29 +44,34 @@ func errorRate(t *testing.T, pred, data string) float64 {
 // same classes twice, the test error is far below chance (95%), and
 // training in two runs (-f, then -i) predicts exactly what one run does.
 // The constant prediction of the test set's most frequent class has an
-// error of 0.915 (one pass over 800 posts reaches 0.76–0.84); full ONS,
+// error of 0.915 (one pass over 800 posts reaches 0.61–0.71); full ONS,
 // whose dense A_t limits it to -b 8 and 200 posts here, is a smoke test.
 func TestMulticlassEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	train, test := mcFiles(t, dir, 800)
-	small, _ := mcFiles(t, filepath.Join(dir), 200)
+	sub := filepath.Join(dir, "small")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	small, _ := mcFiles(t, sub, 200)
 	cases := []struct {
 		name  string
 		flags []string
 		data  string
 		bound float64 // test error
 	}{
-		{"oaa adagrad", []string{"--oaa", "20"}, train, 0.87},
-		{"oaa nasa", []string{"--oaa", "20", "--nasa"}, train, 0.87},
-		{"oaa sgd", []string{"--oaa", "20", "--sgd", "-l", "0.1"}, train, 0.87},
-		{"oaa oja", []string{"--oaa", "20", "--oja", "-m", "4"}, train, 0.87},
-		{"oaa rp", []string{"--oaa", "20", "--rp", "-m", "4"}, train, 0.87},
-		{"oaa fd", []string{"--oaa", "20", "--fd", "-m", "4"}, train, 0.87},
-		{"oaa rfd", []string{"--oaa", "20", "--rfd", "-m", "4"}, train, 0.87},
-		{"oaa m=0", []string{"--oaa", "20", "-m", "0"}, train, 0.87},
+		{"oaa adagrad", []string{"--oaa", "20"}, train, 0.78},
+		{"oaa nasa", []string{"--oaa", "20", "--nasa"}, train, 0.78},
+		{"oaa nasa scalar", []string{"--oaa", "20", "--nasa", "--sgd"}, train, 0.78},
+		{"oaa sgd", []string{"--oaa", "20", "--sgd", "-l", "0.1"}, train, 0.78},
+		{"oaa oja", []string{"--oaa", "20", "--oja", "-m", "4"}, train, 0.78},
+		{"oaa rp", []string{"--oaa", "20", "--rp", "-m", "4"}, train, 0.78},
+		{"oaa fd", []string{"--oaa", "20", "--fd", "-m", "4"}, train, 0.78},
+		{"oaa rfd", []string{"--oaa", "20", "--rfd", "-m", "4"}, train, 0.78},
+		{"oaa m=0", []string{"--oaa", "20", "-m", "0"}, train, 0.78},
 		{"oaa full", []string{"--oaa", "20", "--full", "-b", "8"}, small, 0.95},
-		{"softmax", []string{"--softmax", "20"}, train, 0.87},
-		{"softmax sgd", []string{"--softmax", "20", "--sgd", "-l", "0.05"}, train, 0.87},
+		{"softmax", []string{"--softmax", "20"}, train, 0.78},
+		{"softmax sgd", []string{"--softmax", "20", "--sgd", "-l", "0.05"}, train, 0.78},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
