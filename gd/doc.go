@@ -7,5 +7,7 @@
 // NASA step sizes of seed 001 (Ouyang and Gray, KDD 2012: Eq. 10, 27, Alg. 1
 // with Eq. 38, and the paper's scalar AdaGrad and SAdaGrad baselines,
 // Eq. 25 and 34), per feature in AdaGrad's place or as scalar steps of
-// plain gradient descent (nasa.go).
+// plain gradient descent (nasa.go); and multinomial logistic regression,
+// one K×d model on the softmax loss trained with the same per-weight steps
+// (softmax.go, --softmax K).
 package gd

@@ -79,6 +79,15 @@ func New(cfg Config, l loss.Loss) (*GD, error) {
 	return &GD{cfg: cfg, loss: l, tab: sparse.NewTable(cfg.Bits, st), scale: 1, t: cfg.InitialT, stride: st, ns: newScalarState()}, nil
 }
 
+// RowFloats is the number of float64s the learner keeps per feature seen
+// (the memory estimate of the CLI).
+func RowFloats(cfg Config) int {
+	if cfg.Step == StepSchedule {
+		return stride
+	}
+	return rowStride(cfg)
+}
+
 // Predict implements sparse.Learner.
 func (g *GD) Predict(ex *sparse.Example) float64 {
 	if g.cfg.Step == StepNASAAccel {

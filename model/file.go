@@ -212,6 +212,27 @@ func (w *Writer) Float64s(v []float64) {
 	}
 }
 
+// Section writes what body writes as one length-prefixed part, so that a
+// reader can hand it to a loader of its own that checks it consumed its
+// part exactly (a reduction saves each of its base learners this way).
+// The part is buffered in memory before it is written.
+func (w *Writer) Section(body func(*Writer) error) error {
+	var buf bytes.Buffer
+	sub := &Writer{out: &buf}
+	if err := body(sub); err != nil {
+		return err
+	}
+	if sub.err != nil {
+		if w.err == nil {
+			w.err = sub.err
+		}
+		return sub.err
+	}
+	w.Uint64(uint64(buf.Len()))
+	w.raw(buf.Bytes())
+	return w.err
+}
+
 // Uint32s writes a length-prefixed slice.
 func (w *Writer) Uint32s(v []uint32) {
 	w.Uint64(uint64(len(v)))
@@ -307,6 +328,14 @@ func (r *Reader) length(elem int) int {
 
 // String reads a length-prefixed string.
 func (r *Reader) String() string { return string(r.take(r.length(1))) }
+
+// Section returns a Reader of the next part written by Writer.Section; its
+// Done reports whether that part alone was consumed exactly. A damaged
+// length makes both readers fail.
+func (r *Reader) Section() *Reader {
+	b := r.take(r.length(1))
+	return &Reader{buf: b, err: r.err}
+}
 
 // Float64s reads a length-prefixed slice into dst (reused if large enough).
 func (r *Reader) Float64s(dst []float64) []float64 {

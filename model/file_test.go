@@ -125,3 +125,61 @@ func withVersion(b []byte, v byte) []byte {
 	c[8] = v
 	return c
 }
+
+// TestSections: parts written by Section read back through their own
+// Readers, each Done only when its part is consumed exactly, and a part
+// whose length is damaged fails the sub-reader and the outer reader.
+func TestSections(t *testing.T) {
+	var buf strings.Builder
+	err := Encode(&buf, Options{"k": "2"}, func(w *Writer) error {
+		for i := 0; i < 2; i++ {
+			if err := w.Section(func(s *Writer) error {
+				s.Uint32(uint32(10 + i))
+				s.Float64s([]float64{float64(i), math.E})
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		w.Uint32(99)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, r, err := Parse([]byte(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		s := r.Section()
+		if s.Uint32() != uint32(10+i) {
+			t.Fatalf("section %d: wrong head", i)
+		}
+		if i == 0 {
+			if err := s.Done(); err == nil {
+				t.Fatal("Done accepted a part with unread bytes")
+			}
+		}
+		if f := s.Float64s(nil); len(f) != 2 || f[1] != math.E {
+			t.Fatalf("section %d: %v", i, f)
+		}
+		if err := s.Done(); err != nil {
+			t.Fatalf("section %d: %v", i, err)
+		}
+	}
+	if r.Uint32() != 99 || r.Done() != nil {
+		t.Fatal("outer reader out of step after the sections")
+	}
+	// Misaligned by one field, the next length read is 10 + 2·2³²: more
+	// bytes than the body holds.
+	_, r, _ = Parse([]byte(buf.String()))
+	r.Uint64()
+	s := r.Section()
+	if s.Err() == nil && r.Err() == nil {
+		t.Fatal("a misaligned section length was not refused")
+	}
+	if !errors.Is(r.Err(), ErrCorrupt) {
+		t.Fatalf("want ErrCorrupt, got %v", r.Err())
+	}
+}

@@ -34,6 +34,10 @@ type Options struct {
 	ChunkBytes int
 	// Stdin is read for the input name "-"; nil means os.Stdin.
 	Stdin io.Reader
+	// Classes, when positive, makes labels classes of a K-class problem:
+	// a labeled line whose label is not an integer in 1…K is malformed
+	// (CheckClass). A cache holds only the examples that passed.
+	Classes int
 }
 
 func (o Options) withDefaults() Options {
@@ -610,7 +614,11 @@ func (s *textSource) parseChunk(c *chunk, b *hashing.Builder, batch *Batch) {
 			continue
 		}
 		ex := batch.next()
-		switch err := parse(l, b, ex); err {
+		err := parse(l, b, ex)
+		if err == nil && s.opt.Classes > 0 {
+			err = CheckClass(ex, s.opt.Classes)
+		}
+		switch err {
 		case nil:
 			batch.keep()
 		case ErrBlankLine:

@@ -31,3 +31,21 @@ type Learner interface {
 type Reporter interface {
 	Report(w io.Writer)
 }
+
+// Multiclass is implemented by learners that predict one of K classes
+// (a reduction such as one-against-all, or a K-class model such as the
+// softmax). Their examples' Label is the class, an integer in 1..K, and
+// Predict and Learn return the predicted class (the first of the highest
+// scores) as a float64. The CLI finds the ability by type assertion; the
+// binary learners know nothing of it.
+type Multiclass interface {
+	Learner
+	// Classes is K.
+	Classes() int
+	// Probabilities writes into p (len K) the class probabilities of the
+	// last Predict or Learn: they are non-negative and sum to 1.
+	Probabilities(p []float64)
+	// ClassWeights calls fn, in first-seen order, for every feature slot
+	// class k (1..K) holds state for, with the weight it applies there.
+	ClassWeights(k int, fn func(slot uint32, w float64))
+}

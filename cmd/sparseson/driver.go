@@ -13,6 +13,7 @@ import (
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/parser"
+	"github.com/sparseson/sparseson/reduce"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -29,16 +30,23 @@ type driver struct {
 	opts    model.Options
 	hash    hashing.Config
 	loss    loss.Loss
-	learner sparse.Learner
+	learner sparse.Learner // the model: what is saved and loaded
+	out     reduce.Output  // the stack's top: what each example runs through
 	rep     *reporter
 	preds   *predWriter
 
-	binary, logisticLink bool
-	labelMin, labelMax   float64
-	skipped              int64
-	seen                 int64 // valid examples read in the first pass
-	warned               int
-	warnedLabel          bool
+	// A multiclass model (--oaa K, --softmax K); mc is nil for a scalar one.
+	classes int
+	oaa     bool
+	mc      sparse.Multiclass
+	probs   []float64 // class probabilities of the example (--probabilities)
+
+	binary             bool
+	labelMin, labelMax float64
+	skipped            int64
+	seen               int64 // valid examples read in the first pass
+	warned             int
+	warnedLabel        bool
 }
 
 func (d *driver) run() error {
@@ -57,6 +65,7 @@ func (d *driver) run() error {
 	holdoutOn := c.passes > 1 && !c.holdoutOff && !c.testOnly
 	add, factor, _ := c.progressSchedule()
 	d.rep = newReporter(d.stderr, c.quiet, add, factor, holdoutOn)
+	d.rep.multiclass, d.rep.logLossOn = d.classes > 0, d.probs != nil
 	if c.predictions != "" {
 		if d.preds, err = newPredWriter(c.predictions); err != nil {
 			return err
@@ -93,11 +102,12 @@ func (d *driver) run() error {
 		// As VW: with a holdout set the model kept is the best pass's.
 		_, r, err := model.Parse(snapshot)
 		if err == nil {
-			d.learner, err = d.fam.build(d.opts, d.loss, r)
+			d.learner, err = d.buildLearner(r)
 		}
 		if err != nil {
 			return fmt.Errorf("restore the best pass: %w", err)
 		}
+		d.out = d.outputStage()
 	}
 	if d.preds != nil {
 		if err := d.preds.close(); err != nil {
@@ -171,13 +181,21 @@ func (d *driver) setup() error {
 		}
 	}
 	d.binary = d.opts["binary"] == "true"
-	d.logisticLink = d.opts["link"] == "logistic"
-	if d.learner, err = d.fam.build(d.opts, d.loss, r); err != nil {
+	if err := d.setupClasses(); err != nil {
+		return err
+	}
+	if r == nil {
+		if err := d.checkMemory(); err != nil {
+			return err
+		}
+	}
+	if d.learner, err = d.buildLearner(r); err != nil {
 		if c.initial != "" {
 			return fmt.Errorf("load model %s: %w", c.initial, err)
 		}
 		return err
 	}
+	d.out = d.outputStage()
 	return nil
 }
 
@@ -213,6 +231,10 @@ func (d *driver) cachePath(inputs []string) (string, error) {
 func (d *driver) fingerprint(inputs []string) (fp string, reusable bool) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s|format=%s", d.hash.Fingerprint(), d.cfg.format)
+	if d.classes > 0 {
+		// The cache holds only the lines that were valid classes of K.
+		fmt.Fprintf(&b, "|classes=%d", d.classes)
+	}
 	reusable = true
 	for _, in := range inputs {
 		st, err := os.Stat(in)
@@ -233,7 +255,7 @@ func (d *driver) openPass(pass int, inputs []string, cachePath string) (parser.S
 	if err != nil {
 		return nil, nil, err
 	}
-	popts := parser.Options{Format: format, Hash: d.hash, Stdin: d.stdin}
+	popts := parser.Options{Format: format, Hash: d.hash, Stdin: d.stdin, Classes: d.classes}
 	if cachePath == "" {
 		src, err := parser.Open(inputs, popts)
 		return src, nil, err
@@ -334,34 +356,28 @@ func (d *driver) badLine(pe *parser.ParseError) error {
 func (d *driver) process(ex *sparse.Example, holdout bool) {
 	d.seen++
 	train := ex.HasLabel && !holdout && !d.cfg.testOnly
-	var p float64
+	var out float64
 	if train {
-		p = d.learner.Learn(ex)
+		out = d.out.Learn(ex)
 	} else {
-		p = d.learner.Predict(ex)
+		out = d.out.Predict(ex)
 	}
-	if math.IsNaN(p) {
-		p = 0
+	st := exampleStats{holdout: holdout, labeled: ex.HasLabel, weight: ex.Weight, label: ex.Label, pred: out, nfeat: len(ex.Idx), prob: -1}
+	if ex.HasLabel {
+		st.loss = d.out.Loss(ex, out) * ex.Weight
 	}
-	p = d.loss.Clamp(p)
-	out, lv := p, 0.0
-	if d.binary {
-		out = -1
-		if p > 0 {
-			out = 1
-		}
-		if ex.HasLabel && out != ex.Label {
-			lv = ex.Weight
-		}
-	} else {
+	if d.probs != nil {
+		d.mc.Probabilities(d.probs)
+		st.prob = d.probs[int(out)-1]
 		if ex.HasLabel {
-			lv = d.loss.Value(p, ex.Label) * ex.Weight
-		}
-		if d.logisticLink {
-			out = 1 / (1 + math.Exp(-p))
+			// VW's multiclass log loss, 999 for a zero probability.
+			st.logLoss = 999 * ex.Weight
+			if p := d.probs[int(ex.Label)-1]; p > 0 {
+				st.logLoss = -math.Log(p) * ex.Weight
+			}
 		}
 	}
-	if train {
+	if train && d.mc == nil {
 		d.loss.Observe(ex.Label)
 		d.labelMin, d.labelMax = math.Min(d.labelMin, ex.Label), math.Max(d.labelMax, ex.Label)
 		if !d.warnedLabel && (d.binary || d.loss.Name() == "logistic" || d.loss.Name() == "hinge") && ex.Label != 1 && ex.Label != -1 {
@@ -369,8 +385,13 @@ func (d *driver) process(ex *sparse.Example, holdout bool) {
 			fmt.Fprintf(d.stderr, "sparseson: warning: label %v is not -1 or 1 as %s expects\n", ex.Label, d.lossLabel())
 		}
 	}
-	d.rep.example(holdout, ex.HasLabel, lv, ex.Weight, ex.Label, out, len(ex.Idx))
-	if d.preds != nil {
+	d.rep.example(&st)
+	if d.preds == nil {
+		return
+	}
+	if d.probs != nil {
+		d.preds.writeProbs(d.probs, ex.Tag)
+	} else {
 		d.preds.write(out, ex.Tag)
 	}
 }
@@ -411,6 +432,13 @@ func (d *driver) printHeader(inputs []string, cachePath string) {
 	}
 	fmt.Fprintf(w, "Reading datafile = %s\n", strings.Join(names, ", "))
 	fmt.Fprintf(w, "num sources = %d\n", len(inputs))
-	fmt.Fprintf(w, "loss function = %s\n", d.loss.Name())
+	switch {
+	case d.fam == softmaxFamily:
+		fmt.Fprintln(w, "loss function = softmax (multinomial logistic)")
+	case d.oaa:
+		fmt.Fprintf(w, "loss function = %s, one against all (--oaa %d)\n", d.loss.Name(), d.classes)
+	default:
+		fmt.Fprintf(w, "loss function = %s\n", d.loss.Name())
+	}
 	d.rep.header()
 }

@@ -56,6 +56,12 @@ type config struct {
 	binary   bool
 	link     string
 
+	// multiclass (multiclass.go)
+	oaa           int
+	softmax       int
+	probabilities bool
+	maxMemory     string
+
 	// first-order learner
 	eta        float64
 	powerT     float64
@@ -100,6 +106,7 @@ var flagGroups = []struct {
 	{"Hashing", []string{"bit_precision", "quadratic", "cubic", "interactions", "ignore", "keep", "noconstant", "hash"}},
 	{"Passes", []string{"passes", "cache", "cache_file", "kill_cache", "holdout_off", "holdout_period", "early_terminate", "random_seed"}},
 	{"Loss and prediction", []string{"loss_function", "quantile_tau", "binary", "link"}},
+	{"Multiclass (labels 1..K)", []string{"oaa", "softmax", "probabilities", "max_memory"}},
 	{"First-order learner (default: AdaGrad)", []string{"learning_rate", "power_t", "initial_t", "l2", "sgd", "adaptive", "normalized"}},
 	{"NASA step sizes of plain gradient descent (seed 001)", []string{"nasa", "nasa_c", "nasa_strong", "nasa_accel", "nasa_L", "scalar_adagrad", "sadagrad"}},
 	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "diag", "diag_sketch", "sketch_report"}},
@@ -147,6 +154,10 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.Float64Var(&c.tau, "quantile_tau", 0.5, "τ of the quantile loss")
 	fs.BoolVar(&c.binary, "binary", false, "report sign(prediction) as ±1 and 0/1 loss")
 	fs.StringVar(&c.link, "link", "identity", "prediction link: identity or logistic")
+	fs.IntVar(&c.oaa, "oaa", 0, "one-against-all with K classes: K binary learners of the chosen kind (any learner flags), each its own state; predicts the class with the highest score")
+	fs.IntVar(&c.softmax, "softmax", 0, "multinomial logistic regression with K classes: one K×d model on the softmax loss, with the first-order update flags (default AdaGrad, normalized)")
+	fs.BoolVar(&c.probabilities, "probabilities", false, "with --oaa (logistic loss) or --softmax: -p writes the K class probabilities per line, 1:p1 2:p2 … (VW's format), and the summary the average multiclass log loss")
+	fs.StringVar(&c.maxMemory, "max_memory", "", "refuse to start a multiclass model whose estimated memory exceeds this (bytes, or with a K, M, G or T suffix); default: half the machine's RAM")
 
 	fs.Float64VarP(&c.eta, "learning_rate", "l", 0.5, "learning rate (SON with --diag_sketch scaled: the step multiplier, default 5)")
 	fs.Float64Var(&c.powerT, "power_t", 0.5, "learning-rate decay exponent")
@@ -246,6 +257,9 @@ func (c *config) validate() error {
 		return err
 	}
 	if err := c.validateNASA(); err != nil {
+		return err
+	}
+	if err := c.validateMulticlass(); err != nil {
 		return err
 	}
 	for _, q := range c.quadratic {

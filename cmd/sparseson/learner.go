@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -28,10 +29,11 @@ var sharedKeys = []struct{ key, flag string }{
 	{"noconstant", "noconstant"},
 	{"loss", "loss_function"},
 	{"quantile_tau", "quantile_tau"},
+	{"oaa", "oaa"},
 }
 
 // outputKeys only change how predictions are reported.
-var outputKeys = map[string]string{"link": "link", "binary": "binary"}
+var outputKeys = map[string]string{"link": "link", "binary": "binary", "probabilities": "probabilities"}
 
 // family is one kind of learner.
 type family struct {
@@ -44,9 +46,15 @@ type family struct {
 	build func(o model.Options, l loss.Loss, r *model.Reader) (sparse.Learner, error)
 	// describe returns the lines printed under the run header.
 	describe func(o model.Options) []string
+	// memory returns what one learner may hold: bytes per hash slot in
+	// use (beside the slot index), and bytes independent of the slots.
+	memory func(o model.Options) (perSlot, fixed float64, err error)
+	// fixed lists option keys (and their flags) that shape the model and
+	// that a command line loading it may not contradict.
+	fixed map[string]string
 }
 
-var families = map[string]*family{"gd": gdFamily, "son": sonFamily, "full": fullFamily}
+var families = map[string]*family{"gd": gdFamily, "son": sonFamily, "full": fullFamily, "softmax": softmaxFamily}
 
 // defaultFamily is used when no learner flag is given.
 var defaultFamily = gdFamily
@@ -56,6 +64,12 @@ func chooseFamily(c *config) (*family, error) {
 	son, kind, err := sonSelected(c)
 	if err != nil {
 		return nil, err
+	}
+	if c.softmax > 0 {
+		if son || kind != "" {
+			return nil, errors.New("--softmax is a first-order K-class model: it does not combine with SON's flags")
+		}
+		return softmaxFamily, nil
 	}
 	if kind == "full" {
 		return fullFamily, nil
@@ -85,26 +99,18 @@ var gdFamily = &family{
 	},
 	tunable: map[string]string{"learning_rate": "learning_rate", "power_t": "power_t", "initial_t": "initial_t", "l2": "l2", "nasa_c": "nasa_c", "nasa_L": "nasa_L"},
 	build: func(o model.Options, l loss.Loss, r *model.Reader) (sparse.Learner, error) {
-		var p optParser
-		cfg := gd.Config{
-			Bits:       uint(p.int(o, "bits")),
-			Adaptive:   p.bool(o, "adaptive"),
-			Normalized: p.bool(o, "normalized"),
-			Eta:        p.float(o, "learning_rate"),
-			PowerT:     p.float(o, "power_t"),
-			InitialT:   p.float(o, "initial_t"),
-			L2:         p.float(o, "l2"),
-		}
-		if err := nasaConfig(&cfg, o, &p); err != nil {
+		cfg, err := gdConfig(o)
+		if err != nil {
 			return nil, err
-		}
-		if p.err != nil {
-			return nil, p.err
 		}
 		if r == nil {
 			return gd.New(cfg, l)
 		}
 		return gd.Load(r, cfg, l)
+	},
+	memory: func(o model.Options) (float64, float64, error) {
+		cfg, err := gdConfig(o)
+		return 8 * float64(gd.RowFloats(cfg)), 0, err
 	},
 	describe: func(o model.Options) []string {
 		kind := "online gradient descent"
@@ -128,6 +134,24 @@ var gdFamily = &family{
 	},
 }
 
+// gdConfig decodes the first-order learner's options.
+func gdConfig(o model.Options) (gd.Config, error) {
+	var p optParser
+	cfg := gd.Config{
+		Bits:       uint(p.int(o, "bits")),
+		Adaptive:   p.bool(o, "adaptive"),
+		Normalized: p.bool(o, "normalized"),
+		Eta:        p.float(o, "learning_rate"),
+		PowerT:     p.float(o, "power_t"),
+		InitialT:   p.float(o, "initial_t"),
+		L2:         p.float(o, "l2"),
+	}
+	if err := nasaConfig(&cfg, o, &p); err != nil {
+		return cfg, err
+	}
+	return cfg, p.err
+}
+
 // The default first-order update when none of --sgd, --adaptive and
 // --normalized is given.
 const defaultAdaptive, defaultNormalized = true, true
@@ -139,16 +163,18 @@ func sharedOptions(c *config) model.Options {
 	inter = append(inter, c.cubic...)
 	inter = append(inter, c.interactions...)
 	return model.Options{
-		"bits":         strconv.Itoa(c.bits),
-		"hash":         c.hash,
-		"interactions": strings.Join(inter, ","),
-		"ignore":       strings.Join(c.ignore, ""),
-		"keep":         strings.Join(c.keep, ""),
-		"noconstant":   fmtBool(c.noConstant),
-		"loss":         c.lossName,
-		"quantile_tau": fmtFloat(c.tau),
-		"link":         c.link,
-		"binary":       fmtBool(c.binary),
+		"bits":          strconv.Itoa(c.bits),
+		"hash":          c.hash,
+		"interactions":  strings.Join(inter, ","),
+		"ignore":        strings.Join(c.ignore, ""),
+		"keep":          strings.Join(c.keep, ""),
+		"noconstant":    fmtBool(c.noConstant),
+		"loss":          c.lossName,
+		"quantile_tau":  fmtFloat(c.tau),
+		"link":          c.link,
+		"binary":        fmtBool(c.binary),
+		"oaa":           strconv.Itoa(c.oaa),
+		"probabilities": fmtBool(c.probabilities),
 	}
 }
 
@@ -171,8 +197,17 @@ func mergeModelOptions(c *config, fam *family, stored model.Options) (model.Opti
 		if s.key == "quantile_tau" && stored["loss"] != "quantile" {
 			continue
 		}
-		if explicit && fromFlags[s.key] != stored[s.key] {
-			return nil, fmt.Errorf("the model was trained with %s=%q but the command line asks for %q; drop the option or train a new model", s.key, stored[s.key], fromFlags[s.key])
+		v := stored[s.key]
+		if s.key == "oaa" && v == "" {
+			v = "0" // models from before --oaa
+		}
+		if explicit && fromFlags[s.key] != v {
+			return nil, fmt.Errorf("the model was trained with %s=%q but the command line asks for %q; drop the option or train a new model", s.key, v, fromFlags[s.key])
+		}
+	}
+	for key, flag := range fam.fixed {
+		if c.changed(flag) && fromFlags[key] != stored[key] {
+			return nil, fmt.Errorf("the model was trained with %s=%q but the command line asks for %q; drop the option or train a new model", key, stored[key], fromFlags[key])
 		}
 	}
 	for _, keys := range []map[string]string{fam.tunable, outputKeys} {

@@ -50,6 +50,30 @@ func (p *predWriter) write(v float64, tag []byte) {
 	p.buf = b
 }
 
+// writeProbs writes K class probabilities as VW's --probabilities does:
+// "1:p1 2:p2 … K:pK", each with six significant digits (C++'s default
+// stream format), then the tag.
+func (p *predWriter) writeProbs(probs []float64, tag []byte) {
+	b := p.buf[:0]
+	for k, v := range probs {
+		if k > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, int64(k+1), 10)
+		b = append(b, ':')
+		b = strconv.AppendFloat(b, v, 'g', 6, 64)
+	}
+	if len(tag) > 0 {
+		b = append(b, ' ')
+		b = append(b, tag...)
+	}
+	b = append(b, '\n')
+	if _, err := p.w.Write(b); err != nil && p.err == nil {
+		p.err = err
+	}
+	p.buf = b
+}
+
 // close flushes and closes; it is safe to call twice.
 func (p *predWriter) close() error {
 	if p.w == nil {
@@ -90,15 +114,28 @@ func writeReadable(path string, opts model.Options, l sparse.Learner) error {
 	}
 	fmt.Fprintln(w, ":0")
 	type sw struct {
-		slot uint32
+		slot uint64
 		w    float64
 	}
 	var ws []sw
-	l.Weights(func(slot uint32, v float64) {
-		if v != 0 {
-			ws = append(ws, sw{slot, v})
+	if mc, ok := l.(sparse.Multiclass); ok {
+		// Class k's weight of slot j at index j·K + k − 1, as VW strides
+		// a multiclass model's weights.
+		K := mc.Classes()
+		for k := 1; k <= K; k++ {
+			mc.ClassWeights(k, func(slot uint32, v float64) {
+				if v != 0 {
+					ws = append(ws, sw{uint64(slot)*uint64(K) + uint64(k-1), v})
+				}
+			})
 		}
-	})
+	} else {
+		l.Weights(func(slot uint32, v float64) {
+			if v != 0 {
+				ws = append(ws, sw{uint64(slot), v})
+			}
+		})
+	}
 	sort.Slice(ws, func(i, j int) bool { return ws[i].slot < ws[j].slot })
 	for _, x := range ws {
 		fmt.Fprintf(w, "%d:%s\n", x.slot, strconv.FormatFloat(x.w, 'g', 9, 64))

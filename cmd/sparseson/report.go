@@ -35,6 +35,21 @@ type reporter struct {
 	hoPassWeight, hoPassLoss   float64
 	bestHoldout                float64
 	bestPass                   int
+	// multiclass: labels and predictions are classes, the loss the error
+	// rate; with logLossOn (--probabilities) the multiclass log loss
+	// −log p_y is summed as well (VW reports it in the summary only).
+	multiclass, logLossOn bool
+	logLoss, hoLogLoss    float64
+}
+
+// exampleStats is what the reporter counts of one example. loss and
+// logLoss are already weighted; prob is the predicted class's probability
+// (negative when there is none).
+type exampleStats struct {
+	holdout, labeled          bool
+	loss, logLoss             float64
+	weight, label, pred, prob float64
+	nfeat                     int
 }
 
 func newReporter(w io.Writer, quiet, add bool, factor float64, holdoutOn bool) *reporter {
@@ -55,36 +70,39 @@ func (r *reporter) header() {
 	fmt.Fprintf(r.w, "%-8s %-8s %12s %14s %14s %14s %8s\n", "loss", "last", "counter", "weight", "label", "predict", "features")
 }
 
-// example accounts one example. lossV is already weighted; labeled says
-// whether a label was present; holdout marks held-out examples.
-func (r *reporter) example(holdout, labeled bool, lossV, weight, label, pred float64, nfeat int) {
-	if holdout {
-		if labeled {
-			r.hoWeight += weight
-			r.hoWeightSince += weight
-			r.hoPassWeight += weight
-			r.hoLoss += lossV
-			r.hoLossSince += lossV
-			r.hoPassLoss += lossV
+// example accounts one example.
+func (r *reporter) example(e *exampleStats) {
+	if e.holdout {
+		if e.labeled {
+			r.hoWeight += e.weight
+			r.hoWeightSince += e.weight
+			r.hoPassWeight += e.weight
+			r.hoLoss += e.loss
+			r.hoLossSince += e.loss
+			r.hoPassLoss += e.loss
+			r.hoLogLoss += e.logLoss
 		}
 	} else {
-		if labeled {
-			r.weightedLabeled += weight
-			r.labels.Add(label, weight)
+		if e.labeled {
+			r.weightedLabeled += e.weight
+			if !r.multiclass {
+				r.labels.Add(e.label, e.weight)
+			}
 		} else {
-			r.weightedUnlabeled += weight
+			r.weightedUnlabeled += e.weight
 		}
-		r.sumLoss += lossV
-		r.sumLossSinceDump += lossV
-		r.totalFeatures += int64(nfeat)
+		r.sumLoss += e.loss
+		r.sumLossSinceDump += e.loss
+		r.logLoss += e.logLoss
+		r.totalFeatures += int64(e.nfeat)
 		r.examples++
 	}
 	if r.weightedExamples() >= r.dumpAt && !r.quiet {
-		r.row(labeled, label, pred, nfeat)
+		r.row(e)
 	}
 }
 
-func (r *reporter) row(labeled bool, label, pred float64, nfeat int) {
+func (r *reporter) row(e *exampleStats) {
 	var avg, since, suffix string
 	if r.holdoutOn && r.pass >= 1 {
 		avg, since, suffix = ratio(r.hoLoss, r.hoWeight, "unknown"), ratio(r.hoLossSince, r.hoWeightSince, "unknown"), " h"
@@ -94,10 +112,24 @@ func (r *reporter) row(labeled bool, label, pred float64, nfeat int) {
 		since = ratio(r.sumLossSinceDump, r.weightedLabeled-r.oldWeightedLabeled, "n.a.")
 	}
 	lab := "unknown"
-	if labeled {
-		lab = strconv.FormatFloat(label, 'f', 4, 64)
+	var pred string
+	if r.multiclass {
+		// VW's multiclass columns: classes, and with --probabilities the
+		// predicted class's probability, "3(45%)".
+		if e.labeled {
+			lab = strconv.FormatFloat(e.label, 'f', 0, 64)
+		}
+		pred = strconv.FormatFloat(e.pred, 'f', 0, 64)
+		if e.prob >= 0 {
+			pred += "(" + strconv.FormatFloat(100*e.prob, 'f', 0, 64) + "%)"
+		}
+	} else {
+		if e.labeled {
+			lab = strconv.FormatFloat(e.label, 'f', 4, 64)
+		}
+		pred = strconv.FormatFloat(e.pred, 'f', 4, 64)
 	}
-	fmt.Fprintf(r.w, "%-8s %-8s %12d %14.1f %14s %14.4f %8d%s\n", avg, since, r.examples, r.weightedExamples(), lab, pred, nfeat, suffix)
+	fmt.Fprintf(r.w, "%-8s %-8s %12d %14.1f %14s %14s %8d%s\n", avg, since, r.examples, r.weightedExamples(), lab, pred, e.nfeat, suffix)
 	r.sumLossSinceDump = 0
 	r.oldWeightedLabeled = r.weightedLabeled
 	if r.add {
@@ -156,6 +188,15 @@ func (r *reporter) summary(l loss.Loss, passes int, skipped int64) {
 		fmt.Fprintln(w, "average loss = undefined (no holdout)")
 	default:
 		fmt.Fprintf(w, "average loss = %f h\n", r.bestHoldout)
+	}
+	switch {
+	case !r.logLossOn:
+	case !r.holdoutOn && r.weightedLabeled > 0:
+		fmt.Fprintf(w, "average multiclass log loss = %f\n", r.logLoss/r.weightedLabeled)
+	case r.holdoutOn && r.hoWeight > 0:
+		// Over every holdout example of every pass (VW keeps no
+		// per-pass log loss).
+		fmt.Fprintf(w, "average multiclass log loss = %f h\n", r.hoLogLoss/r.hoWeight)
 	}
 	if c, cl, ok := loss.BestConstant(l, &r.labels); ok {
 		fmt.Fprintf(w, "best constant = %f\n", c)

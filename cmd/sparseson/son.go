@@ -180,9 +180,47 @@ var fullFamily = &family{
 		}
 		return sparse.LoadFull(r, cfg, alpha, l)
 	},
+	memory: func(o model.Options) (float64, float64, error) {
+		var p optParser
+		bits := p.int(o, "bits")
+		if p.err != nil || bits > 30 {
+			return 0, 0, p.err
+		}
+		// Per feature [u_j, D_j] and a row of the dense A⁻¹ (sparse/full.go).
+		return 8 * (2 + math.Ldexp(1, bits)), 0, nil
+	},
 	describe: func(o model.Options) []string {
 		return []string{"learner = full ONS (dense A_t), alpha = " + o["alpha"], describeScale(o)}
 	},
+}
+
+// sonSketch decodes a SON model's core options and builds its sketch.
+func sonSketch(o model.Options) (sparse.SONConfig, sparse.Sketch, error) {
+	var p optParser
+	cfg := sonConfig(o, &p)
+	var sk sparse.Sketch
+	var err error
+	switch kind := o["sketch"]; kind {
+	case "none":
+		sk = &sparse.NoSketch{A: sketchAlpha(o, &p)}
+	default:
+		var k *sketchKind
+		for i := range sketchKinds {
+			if sketchKinds[i].flag == kind && sketchKinds[i].new != nil {
+				k = &sketchKinds[i]
+			}
+		}
+		if k == nil {
+			return cfg, nil, fmt.Errorf("unknown sketch %q", kind)
+		}
+		if p.err == nil {
+			sk, err = k.new(o, &p)
+		}
+	}
+	if p.err != nil {
+		return cfg, nil, p.err
+	}
+	return cfg, sk, err
 }
 
 func describeScale(o model.Options) string {
@@ -225,30 +263,7 @@ var sonFamily = &family{
 		return o
 	},
 	build: func(o model.Options, l loss.Loss, r *model.Reader) (sparse.Learner, error) {
-		var p optParser
-		cfg := sonConfig(o, &p)
-		var sk sparse.Sketch
-		var err error
-		switch kind := o["sketch"]; kind {
-		case "none":
-			sk = &sparse.NoSketch{A: sketchAlpha(o, &p)}
-		default:
-			var k *sketchKind
-			for i := range sketchKinds {
-				if sketchKinds[i].flag == kind && sketchKinds[i].new != nil {
-					k = &sketchKinds[i]
-				}
-			}
-			if k == nil {
-				return nil, fmt.Errorf("unknown sketch %q", kind)
-			}
-			if p.err == nil {
-				sk, err = k.new(o, &p)
-			}
-		}
-		if p.err != nil {
-			return nil, p.err
-		}
+		cfg, sk, err := sonSketch(o)
 		if err != nil {
 			return nil, err
 		}
@@ -256,6 +271,27 @@ var sonFamily = &family{
 			return sparse.NewSON(cfg, l, sk)
 		}
 		return sparse.LoadSON(r, cfg, l, sk)
+	},
+	memory: func(o model.Options) (float64, float64, error) {
+		cfg, sk, err := sonSketch(o)
+		if err != nil {
+			return 0, 0, err
+		}
+		// A feature's row: w̄_j, its Z column (up to MaxRows), and with
+		// pre-scaling Σg² and 1/√D_j (sparse/son.go).
+		p := float64(sk.MaxRows())
+		perSlot := 8 * (1 + p)
+		if cfg.Diag {
+			perSlot += 16
+		}
+		fixed := 8 * 4 * p * p // the sketch's p×p matrices
+		if _, ok := sk.(sparse.GramSketch); ok {
+			// Deferred steps (sparse/lazy.go): a generation stamp per
+			// feature and a ring of at most 256 p×2p maps.
+			perSlot += 4
+			fixed += 8 * 256 * (2*p*p + p)
+		}
+		return perSlot, fixed, nil
 	},
 	describe: func(o model.Options) []string {
 		return []string{

@@ -58,7 +58,8 @@ func Paths(dataDir, name, format string) (train, test string) {
 type Result struct {
 	Stderr  string
 	Wall    time.Duration
-	MaxRSS  int64 // KiB
+	CPU     time.Duration // user + system time of the process
+	MaxRSS  int64         // KiB
 	Summary map[string]string
 }
 
@@ -70,8 +71,11 @@ func Exec(bin string, args ...string) (*Result, error) {
 	start := time.Now()
 	err := cmd.Run()
 	r := &Result{Stderr: errb.String(), Wall: time.Since(start), Summary: map[string]string{}}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.MaxRSS = ru.Maxrss
+	if ps := cmd.ProcessState; ps != nil {
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+			r.MaxRSS = ru.Maxrss
+		}
+		r.CPU = ps.UserTime() + ps.SystemTime()
 	}
 	if err != nil {
 		return r, fmt.Errorf("%s %s: %w\n%s", bin, strings.Join(args, " "), err, r.Stderr)
