@@ -39,7 +39,12 @@
 //     matrix of §4 (we take SSᵀ = diag(E) as maintained: forming C·K·Cᵀ from
 //     the stored K would add rounding of order ε·κ̂·λ₁, and measured
 //     larger errors than the arrowhead's drift); in the buffered state
-//     SSᵀ = CKCᵀ. G = UΛUᵀ by LAPACK's symmetric eigensolver, O(m³).
+//     SSᵀ = CKCᵀ. G = UΛUᵀ: the arrowhead by the O(m²) secular-equation
+//     solver of arrow.go (Golub 1973; Bunch–Nielsen–Sorensen 1978;
+//     Gu–Eisenstat 1995), which falls back to LAPACK's Dsyev when it cannot
+//     certify its result; the buffered state's general G (the first shrink
+//     after the warm-up, and every shrink of the doubled buffer) by Dsyev,
+//     O(m³).
 //  2. λ_m is the m-th largest eigenvalue of Ŝ (0 if it has fewer rows). The
 //     new sketch keeps E′ = λ_{1:m−1} − λ_m (seed 004 Alg. 2 line 2; seed
 //     002 Alg. 2 line 5), RFD sets α ← α + λ_m/2, and the new right singular
@@ -81,9 +86,10 @@
 // # Cost
 //
 // Per example: O(ps + p²) for the core's products and the absorb
-// candidate, plus O(m³) for the eigensolver on every shrink (every example
-// per step; every m+1 examples fast) and the compactions, one per
-// RowCap − q appends. On sparse data the append rate is high: with SON's
+// candidate, O(m²) for the arrowhead eigensolver on every shrink of the
+// per-step sketch, plus O(p·m²) to form F_ext and the absorb's QR, and the
+// compactions, one per RowCap − q appends. The doubled buffer pays O(m³)
+// for Dsyev every m examples (its 2m×2m G is not an arrowhead). On sparse data the append rate is high: with SON's
 // bounded predictions (C = 1, logistic loss, m = 10) FD appends on 46% of
 // the news20 examples and RFD₀ on 68% (w8a: 87% and 89%). The paper's
 // O(m² + ms) holds only where absorbs nearly always succeed, e.g. when
@@ -151,6 +157,9 @@ type Config struct {
 	// RowBand bounds the row norms of Z to [RowBand^{−1/2}, RowBand^{1/2}]
 	// (rows start at norm 1); must exceed 1; 0 selects DefaultRowBand.
 	RowBand float64
+	// Dsyev makes every shrink use LAPACK's O(m³) Dsyev instead of the
+	// O(m²) arrowhead solver (arrow.go) — for tests and comparisons.
+	Dsyev bool
 }
 
 // EigTol is the relative eigenvalue floor: after an eigendecomposition of
@@ -210,6 +219,9 @@ type Counts struct {
 	Compactions int64 // fold + Transform over the seen features
 	CondCompact int64 // … of which with a free row (κ̂ > θ both ways)
 	Skipped     int64 // ĝ with non-finite or overflowing ‖ĝ‖² (see minKappa)
+	// Shrinks whose arrowhead the O(m²) solver could not vouch for, so
+	// that Dsyev decomposed it.
+	EigFallbacks int64
 	// Why a shrink could not absorb ĝ (counted before any compaction): the
 	// kept directions contain ĝ (or F_a is singular); the absorb would
 	// leave κ̂ > θ; it would push a row norm of Z out of the band.
@@ -248,6 +260,7 @@ type Sketch struct {
 	y1, y2, eNew     []float64
 	kq, kl, klam     []float64
 	kfl              []float64
+	arrow            *arrowEig
 }
 
 // New returns an empty sketch.
@@ -319,6 +332,7 @@ func New(cfg Config) (*Sketch, error) {
 	s.kl = make([]float64, lb*lb)
 	s.klam = make([]float64, lb)
 	s.kfl = make([]float64, lb*lb)
+	s.arrow = newArrowEig(lb)
 	return s, nil
 }
 

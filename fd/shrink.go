@@ -48,26 +48,8 @@ func (s *Sketch) decompose(z []float64, c, kap float64, zero bool) (keep int, rh
 		s.nb = s.m - 1
 		return 0, 0, true
 	}
-	G := s.g[:g*g]
-	if s.diag {
-		clear(G)
-		for i := 0; i < q; i++ {
-			G[i*g+i] = s.E[i]
-		}
-	} else {
-		s.gramInto(G, g)
-	}
-	if !zero {
-		v := s.y1[:q]
-		s.cz(v, z)
-		for i := 0; i < q; i++ {
-			G[i*g+q] = c * v[i]
-			G[q*g+i] = c * v[i]
-		}
-		G[q*g+q] = kap
-	}
 	lam, U := s.lam[:g], s.u[:g*g]
-	if !eigSym(g, G, lam, U, s.work) {
+	if !s.eigGram(z, c, kap, zero, lam, U) {
 		// Only non-finite input gets here: drop ĝ, keep the buffer full.
 		s.cnt.Skipped++
 		s.nb = s.lb - 1
@@ -113,6 +95,71 @@ func (s *Sketch) decompose(z []float64, c, kap float64, zero bool) (keep int, rh
 		}
 	}
 	return keep, rho, false
+}
+
+// eigGram eigendecomposes the Gram matrix G of [S; ĝᵀ] (g×g, g = q or
+// q+1 without or with ĝ) into lam (descending) and U (stride g). In the
+// diagonal state G = [[diag E, c·Cz], [·, κ]] is an arrowhead and goes to
+// the O(g²) arrowhead solver (arrow.go) unless Config.Dsyev is set or the
+// solver cannot vouch for its result; a zero ĝ leaves diag(E) itself. The
+// buffered state's G = CKCᵀ bordered (the warm-up's first shrink, and every
+// shrink of the doubled buffer) is a general symmetric matrix: a sum of
+// q+1−(m−1) rank-one terms on the last diagonal state, with no structure
+// that beats the O(g³) of LAPACK's Dsyev, which is used there.
+func (s *Sketch) eigGram(z []float64, c, kap float64, zero bool, lam, U []float64) bool {
+	q := s.q
+	g := len(lam)
+	if s.diag && !s.cfg.Dsyev {
+		E := s.E[:q]
+		if zero {
+			if descending(E) {
+				copy(lam, E)
+				clear(U)
+				for i := 0; i < g; i++ {
+					U[i*g+i] = 1
+				}
+				return true
+			}
+		} else {
+			v, w := s.y1[:q], s.y2[:q]
+			s.cz(v, z)
+			for i := range w {
+				w[i] = c * v[i]
+			}
+			if s.arrow.solve(E, w, kap, lam, U) {
+				return true
+			}
+		}
+		s.cnt.EigFallbacks++
+	}
+	G := s.g[:g*g]
+	if s.diag {
+		clear(G)
+		for i := 0; i < q; i++ {
+			G[i*g+i] = s.E[i]
+		}
+	} else {
+		s.gramInto(G, g)
+	}
+	if !zero {
+		v := s.y1[:q]
+		s.cz(v, z)
+		for i := 0; i < q; i++ {
+			G[i*g+q] = c * v[i]
+			G[q*g+i] = c * v[i]
+		}
+		G[q*g+q] = kap
+	}
+	return eigSym(g, G, lam, U, s.work)
+}
+
+func descending(x []float64) bool {
+	for i := 1; i < len(x); i++ {
+		if !(x[i] <= x[i-1]) {
+			return false
+		}
+	}
+	return true
 }
 
 // A move is the shrink's choice for a nonzero ĝ.
