@@ -55,8 +55,10 @@ import "math"
 //     started from the interpolant with the two nearest poles exact (as in
 //     dlaed4); every step is clamped to the bracket kept from the signs of
 //     f, so a bad step degrades to bisection. The extreme roots use the
-//     one-pole model plus the exact linear term, bracketed by the root of
-//     τ + σ − κ − ‖z‖²/τ (f has that sign beyond it). Iteration stops
+//     one-pole model plus the exact linear term, started from a bound:
+//     the root of the secular function with the nearest pole's term exact
+//     and the others frozen at their value at that pole (edgeBound).
+//     Iteration stops
 //     when |f| is below the running bound of its own rounding error (≈
 //     dlaed4's criterion), or after a model step below quadStop·|τ| (the
 //     next would be below rounding; this saves the last evaluation).
@@ -332,15 +334,19 @@ func (a *arrowEig) roots(r int, kap float64) bool {
 		var sigma, tau, lo, hi float64
 		switch {
 		case j == 0:
-			// Below every pole: origin p_0, τ in [lo, 0) with lo the
-			// negative root of τ² + (σ − κ)τ − ‖z‖² (there f ≤ 0).
+			// Below every pole: origin p_0, τ < 0. The other poles'
+			// terms grow with τ, so with their value at τ = 0 in place
+			// of theirs f is overestimated and the root of
+			// τ + σ − κ + R(0) − z_0²/τ is a lower bound (exact for one
+			// pole); so is the root of τ + σ − κ − ‖z‖²/τ.
 			sigma = a.p[0]
-			lo, hi = quadRoot(1, sigma-kap, -zz, false), 0
-			tau = lo
+			lo = a.edgeBound(r, 0, sigma-kap, zz, true)
+			hi, tau = 0, lo
 		case j == r:
+			// Above every pole: the mirror image (an upper bound).
 			sigma = a.p[r-1]
-			lo, hi = 0, quadRoot(1, sigma-kap, -zz, true)
-			tau = hi
+			hi = a.edgeBound(r, r-1, sigma-kap, zz, false)
+			lo, tau = 0, hi
 		default:
 			// Between p_{j−1} and p_j: f at the midpoint picks the nearer
 			// pole as origin; the start is the root of the interpolant
@@ -372,6 +378,24 @@ func (a *arrowEig) roots(r int, kap float64) bool {
 		}
 	}
 	return true
+}
+
+// edgeBound returns the bound on the shifted extreme root next to pole e
+// (0 and below it, or r−1 and above; sk = σ − κ): the root on that side
+// of τ + sk + R − z_e²/τ, R the other poles' terms at τ = 0, tightened by
+// the one with ‖z‖² for all terms.
+func (a *arrowEig) edgeBound(r, e int, sk, zz float64, below bool) float64 {
+	var rest float64
+	for i := 0; i < r; i++ {
+		if i != e {
+			rest += a.z[i] * a.z[i] / (a.p[i] - a.p[e])
+		}
+	}
+	ze := a.z[e] * a.z[e]
+	if below {
+		return math.Max(quadRoot(1, sk+rest, -ze, false), quadRoot(1, sk, -zz, false))
+	}
+	return math.Min(quadRoot(1, sk+rest, -ze, true), quadRoot(1, sk, -zz, true))
 }
 
 // root iterates on root j from τ in the bracket [lo, hi] (shifted by σ).

@@ -256,7 +256,7 @@ type Sketch struct {
 	ck, fa, fext, k2 []float64
 	qa, tau, ys, dlt []float64
 	tmat, gram, vq   []float64
-	dsc              []float64
+	dsc, dinv        []float64
 	y1, y2, eNew     []float64
 	kq, kl, klam     []float64
 	kfl              []float64
@@ -325,6 +325,7 @@ func New(cfg Config) (*Sketch, error) {
 	s.gram = make([]float64, lb*lb)
 	s.vq = make([]float64, pm)
 	s.dsc = make([]float64, pm+1)
+	s.dinv = make([]float64, pm+1)
 	s.y1 = make([]float64, lb)
 	s.y2 = make([]float64, lb)
 	s.eNew = make([]float64, lb)

@@ -114,19 +114,37 @@ func minNormSolve(a []float64, r, k int, f, delta, tau, y []float64) bool {
 	var rmax float64
 	for j := 0; j < k; j++ {
 		// Householder vector for column j, rows j..r−1, stored in place.
-		var scale float64
-		for i := j; i < r; i++ {
-			scale = math.Max(scale, math.Abs(a[i*k+j]))
-		}
-		if scale == 0 || !isFinite(scale) {
-			return false
-		}
+		// Its norm: the plain sum of squares unless that under- or
+		// overflows (as in frob).
 		var s float64
 		for i := j; i < r; i++ {
-			x := a[i*k+j] / scale
+			x := a[i*k+j]
 			s += x * x
 		}
-		norm := scale * math.Sqrt(s)
+		var norm float64
+		if s > 1e-280 && s < 1e280 {
+			norm = math.Sqrt(s)
+		} else {
+			var scale float64
+			for i := j; i < r; i++ {
+				if v := math.Abs(a[i*k+j]); v > scale {
+					scale = v
+				}
+			}
+			if scale == 0 || !isFinite(scale) {
+				return false
+			}
+			s = 0
+			inv := 1 / scale
+			for i := j; i < r; i++ {
+				x := a[i*k+j] * inv
+				s += x * x
+			}
+			norm = scale * math.Sqrt(s)
+		}
+		if !(norm > 0) || !isFinite(norm) {
+			return false
+		}
 		alpha := -math.Copysign(norm, a[j*k+j])
 		a[j*k+j] -= alpha
 		// v = a[j:, j]; vᵀv = 2·norm·(norm + |a_jj|) = −2·alpha·v_0.

@@ -178,6 +178,19 @@ const (
 func (s *Sketch) choose(z []float64, c, kap float64, keep int, compacted bool) move {
 	p := s.p
 	kab, okAb, band := s.absorbCandidate(z, c, kap, keep)
+	if !compacted {
+		switch {
+		case band:
+			s.cnt.AbsorbBand++
+		case !okAb:
+			s.cnt.AbsorbInfeasible++
+		case kab > s.theta:
+			s.cnt.AbsorbIllCond++
+		}
+	}
+	if okAb && kab <= s.theta {
+		return moveAbsorb
+	}
 	// Append candidate: K_ext = [[K, a], [aᵀ, κ]], F_ext = [F_a | f].
 	kap2 := math.Inf(1)
 	if p < s.pmax {
@@ -190,19 +203,7 @@ func (s *Sketch) choose(z []float64, c, kap float64, keep int, compacted bool) m
 			kap2 = math.Inf(1)
 		}
 	}
-	if !compacted {
-		switch {
-		case band:
-			s.cnt.AbsorbBand++
-		case !okAb:
-			s.cnt.AbsorbInfeasible++
-		case kab > s.theta:
-			s.cnt.AbsorbIllCond++
-		}
-	}
 	switch {
-	case okAb && kab <= s.theta:
-		return moveAbsorb
 	case p < s.pmax && kap2 <= s.theta:
 		return moveAppend
 	case !compacted:
@@ -296,28 +297,38 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int) (kab flo
 // (an appended ĝ next to unit rows), which cost no accuracy.
 func (s *Sketch) condEst(K []float64, p, keep int, a []float64, kap float64) float64 {
 	pm, fs := s.pmax, s.pmax+1
-	dd := s.dsc[:p+1]
+	dd, inv := s.dsc[:p+1], s.dinv[:p+1]
 	for j := 0; j < p; j++ {
 		dd[j] = math.Sqrt(math.Max(K[j*pm+j], 0))
+		inv[j] = 0
+		if dd[j] > 0 {
+			inv[j] = 1 / dd[j]
+		}
 	}
 	n := p
 	if a != nil {
 		dd[p] = math.Sqrt(kap)
+		inv[p] = 1 / dd[p]
 		n++
 	}
+	// ‖D⁻¹KD⁻¹‖_F² over the rows and columns with D_j > 0 (K symmetric:
+	// the strict upper triangle twice, plus the diagonal).
 	var s1 float64
 	for i := 0; i < p; i++ {
-		if !(dd[i] > 0) {
+		di := inv[i]
+		if di == 0 {
 			continue
 		}
-		for j := 0; j < p; j++ {
-			if dd[j] > 0 {
-				x := K[i*pm+j] / (dd[i] * dd[j])
-				s1 += x * x
-			}
+		row := K[i*pm : i*pm+p]
+		var off float64
+		for j := i + 1; j < p; j++ {
+			x := row[j] * inv[j]
+			off += x * x
 		}
+		x := row[i] * di
+		s1 += (2*off + x*x) * di * di
 		if a != nil {
-			x := a[i] / (dd[i] * dd[p])
+			x := a[i] * di * inv[p]
 			s1 += 2 * x * x
 		}
 	}
