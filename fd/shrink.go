@@ -103,9 +103,13 @@ func (s *Sketch) decompose(z []float64, c, kap float64, zero bool) (keep int, rh
 // the O(g²) arrowhead solver (arrow.go) unless Config.Dsyev is set or the
 // solver cannot vouch for its result; a zero ĝ leaves diag(E) itself. The
 // buffered state's G = CKCᵀ bordered (the warm-up's first shrink, and every
-// shrink of the doubled buffer) is a general symmetric matrix: a sum of
-// q+1−(m−1) rank-one terms on the last diagonal state, with no structure
-// that beats the O(g³) of LAPACK's Dsyev, which is used there.
+// shrink of the doubled buffer) is a general symmetric matrix and goes to
+// LAPACK's Dsyev. Its rank structure — diag(E) plus one rank-one term per
+// buffered row — would allow one arrowhead step per buffered row instead
+// (keeping the diagonal state throughout), but each step must also rotate
+// C, O(g²·p) per example, against the doubled buffer's amortized
+// O((2m)³/m) for Dsyev every m examples (about 12m³ against 72m² flops
+// with p ≈ 3m); so the doubled buffer keeps Dsyev.
 func (s *Sketch) eigGram(z []float64, c, kap float64, zero bool, lam, U []float64) bool {
 	q := s.q
 	g := len(lam)
