@@ -194,7 +194,7 @@ const (
 // vouches for its result (no fallback) on all of them.
 func TestArrowOracle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 4))
-	const reps = 8
+	const reps = 4
 	ae := newArrowEig(64)
 	for _, kind := range arrowKinds {
 		var worstE, worstR, worstO float64
