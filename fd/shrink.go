@@ -241,13 +241,14 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int) (kab flo
 			dd[j] = 1
 		}
 	}
-	A := s.qa[:p*keep]
+	A := s.qa[:keep*p]
 	for i := 0; i < keep; i++ {
-		for j := 0; j < p; j++ {
-			A[j*keep+i] = s.fa[i*fs+j] * dd[j]
+		row, src := A[i*p:i*p+p], s.fa[i*fs:i*fs+p]
+		for j, v := range src {
+			row[j] = v * dd[j]
 		}
 	}
-	if !minNormSolve(A, p, keep, s.fext[:keep], s.dlt, s.tau, s.ys) {
+	if !minNormRows(A, keep, p, p, s.fext[:keep], s.dlt, s.tau, s.ys) {
 		return kab, false, false
 	}
 	d := s.dlt[:p]
