@@ -421,10 +421,10 @@ func (a *arrowEig) root(r, j int, sigma, sk, tau, lo, hi float64, dl []float64) 
 			// One pole on the right (Δ = p_0 − λ > 0) plus the linear
 			// term: η² − (Δ(1+φ') − f)η − fΔ = 0, the root below Δ.
 			d0 := dl[0]
-			eta = pickRoot(1, -(d0*(1+dphi) - f), -f*d0, math.Inf(-1), d0)
+			eta = monicRoot(-(d0*(1+dphi) - f), -f*d0, false)
 		case j == r:
 			d0 := dl[r-1]
-			eta = pickRoot(1, -(d0*(1+dpsi) - f), -f*d0, d0, math.Inf(1))
+			eta = monicRoot(-(d0*(1+dpsi) - f), -f*d0, true)
 		default:
 			// Two poles: left Δ_L < 0 carrying ψ', right Δ_R > 0 carrying
 			// φ' + 1: cη² − aη + b = 0 with b = Δ_LΔ_R·f.
@@ -432,7 +432,18 @@ func (a *arrowEig) root(r, j int, sigma, sk, tau, lo, hi float64, dl []float64) 
 			fp := 1 + dpsi + dphi
 			c := f - dL*dpsi - dR*(dphi+1)
 			aa := (dL+dR)*f - dL*dR*fp
-			eta = pickRoot(c, -aa, dL*dR*f, dL, dR)
+			// The root between the poles is always (a − √D)/(2c): the
+			// other one lies beyond Δ_R if c > 0 and below Δ_L if c < 0.
+			b := dL * dR * f
+			sd := math.Sqrt(math.Max(aa*aa-4*b*c, 0))
+			switch {
+			case aa > 0:
+				eta = 2 * b / (aa + sd)
+			case c != 0:
+				eta = (aa - sd) / (2 * c)
+			default:
+				eta = b / aa
+			}
 		}
 		t := tau + eta
 		if !(t > lo && t < hi) || eta*f > 0 {
@@ -479,6 +490,25 @@ func quadRoot(A, B, C float64, hiRoot bool) float64 {
 		return r1
 	}
 	return r2
+}
+
+// monicRoot returns the larger (hiRoot) or smaller real root of
+// t² + Bt + C = 0 without cancellation (one square root, one division); a
+// negative discriminant (rounding) is taken as 0.
+func monicRoot(B, C float64, hiRoot bool) float64 {
+	D := math.Sqrt(math.Max(B*B-4*C, 0))
+	if B >= 0 {
+		q := -(B + D) / 2 // the smaller root
+		if !hiRoot {
+			return q
+		}
+		return C / q
+	}
+	q := (D - B) / 2 // the larger root
+	if hiRoot {
+		return q
+	}
+	return C / q
 }
 
 // pickRoot returns a root of A t² + B t + C = 0 in the open interval
