@@ -2,11 +2,14 @@ package fd
 
 import (
 	"fmt"
+	"math"
+	"os"
 	"sync"
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
 	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/oja"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -86,32 +89,113 @@ func BenchmarkBits(b *testing.B) {
 	}
 }
 
-// BenchmarkEigSym times the LAPACK eigendecomposition every FD shrink does
-// (seed 004 Alg. 2 line 2) on an (m+1)×(m+1) arrowhead Gram matrix
-// [[diag(E), v], [vᵀ, κ]]: a floor under FD-SON's per-example cost that no
-// bookkeeping of the factored form can remove.
+// BenchmarkEigSym times the eigendecomposition every FD shrink does (seed
+// 004 Alg. 2 line 2) of an (m+1)×(m+1) arrowhead Gram matrix
+// [[diag(E), v], [vᵀ, κ]], by LAPACK's Dsyev (O(m³), what the doubled
+// buffer and Config.Dsyev use) and by the arrowhead solver (O(m²), every
+// other shrink).
 func BenchmarkEigSym(b *testing.B) {
 	for _, m := range []int{5, 10, 20, 50} {
-		b.Run(fmt.Sprintf("m=%d", m), func(b *testing.B) {
-			n := m + 1
-			g := make([]float64, n*n)
-			for i := 0; i < m; i++ {
-				g[i*n+i] = float64(m - i)
-				g[i*n+m] = 0.3 / float64(i+1)
-				g[m*n+i] = g[i*n+m]
-			}
-			g[m*n+m] = 1.5
+		n := m + 1
+		E, v := make([]float64, m), make([]float64, m)
+		g := make([]float64, n*n)
+		for i := 0; i < m; i++ {
+			E[i] = float64(m - i)
+			v[i] = 0.3 / float64(i+1)
+			g[i*n+i] = E[i]
+			g[i*n+m] = v[i]
+			g[m*n+i] = v[i]
+		}
+		const kap = 1.5
+		g[m*n+m] = kap
+		lam, u := make([]float64, n), make([]float64, n*n)
+		b.Run(fmt.Sprintf("dsyev/m=%d", m), func(b *testing.B) {
 			a := make([]float64, n*n)
-			lam, u := make([]float64, n), make([]float64, n*n)
 			work := make([]float64, eigWork(n)+n)
 			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
+			for b.Loop() {
 				copy(a, g)
 				if !eigSym(n, a, lam, u, work) {
 					b.Fatal("no convergence")
 				}
 			}
 		})
+		b.Run(fmt.Sprintf("arrow/m=%d", m), func(b *testing.B) {
+			ae := newArrowEig(m)
+			b.ReportAllocs()
+			for b.Loop() {
+				if !ae.solve(E, v, kap, lam, u) {
+					b.Fatal("declined")
+				}
+			}
+		})
+	}
+}
+
+var (
+	news20Data map[uint][]sparse.Example
+	news20Mu   sync.Mutex
+)
+
+// BenchmarkNews20 (set FD_DATA to ../shared/data): Oja-SON, FD-SON and
+// RFD₀-SON at m = 10 on news20.train with the CLI's defaults (pre-scaling,
+// logistic loss, η_t = 1/√t; α = 2 and C = ∞ for Oja and FD, α₀ = 0 and
+// C = 1 for RFD₀), FD and RFD₀ also with Dsyev in every shrink
+// (Config.Dsyev), at -b 16, 18 and 24. Each learner first learns the
+// whole set once, then b.N further examples are timed (run with
+// -benchtime 11314x for a pass). With -count N the variants alternate, so
+// that a shared machine's load hits them alike; take the fastest of each.
+// cpu-ns/op is the process's CPU time per example (user + system, from
+// getrusage), which waiting for a busy CPU does not inflate.
+func BenchmarkNews20(b *testing.B) {
+	dir := os.Getenv("FD_DATA")
+	if dir == "" {
+		b.Skip("set FD_DATA to the directory with news20.train.svm.gz")
+	}
+	load := func(bits uint) []sparse.Example {
+		news20Mu.Lock()
+		defer news20Mu.Unlock()
+		if news20Data == nil {
+			news20Data = map[uint][]sparse.Example{}
+		}
+		if d, ok := news20Data[bits]; ok {
+			return d
+		}
+		d, err := readLIBSVM(dir+"/news20.train.svm.gz", bits)
+		if err != nil {
+			b.Fatal(err)
+		}
+		news20Data[bits] = d
+		return d
+	}
+	inf := math.Inf(1)
+	for _, bits := range []uint{16, 18, 24} {
+		for _, v := range []struct {
+			name string
+			C    float64
+			mk   func() (sparse.Sketch, error)
+		}{
+			{"oja", inf, func() (sparse.Sketch, error) { return oja.New(oja.Config{M: 10, Alpha: 2, Rate: 1}) }},
+			{"fd", inf, func() (sparse.Sketch, error) { return New(Config{M: 10, Alpha: 2}) }},
+			{"fd_dsyev", inf, func() (sparse.Sketch, error) { return New(Config{M: 10, Alpha: 2, Dsyev: true}) }},
+			{"rfd", 1, func() (sparse.Sketch, error) { return New(Config{M: 10, Robust: true}) }},
+			{"rfd_dsyev", 1, func() (sparse.Sketch, error) { return New(Config{M: 10, Robust: true, Dsyev: true}) }},
+		} {
+			b.Run(fmt.Sprintf("b=%d/%s", bits, v.name), func(b *testing.B) {
+				data := load(bits)
+				sk, err := v.mk()
+				if err != nil {
+					b.Fatal(err)
+				}
+				son, err := sparse.NewSON(sparse.SONConfig{Bits: bits, C: v.C, Eta0: 1, Diag: true}, loss.Logistic{}, sk)
+				if err != nil {
+					b.Fatal(err)
+				}
+				dense.Warm(son, data)
+				cpu0 := cpuTime()
+				dense.Time(b, son, data)
+				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+			})
+		}
 	}
 }

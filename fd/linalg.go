@@ -3,6 +3,8 @@ package fd
 import (
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/gonum"
@@ -53,21 +55,12 @@ func eigSym(n int, a, lam, u, work []float64) bool {
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-func dot(a, b []float64) (v float64) {
-	b = b[:len(a)]
-	for i, x := range a {
-		v += x * b[i]
-	}
-	return v
-}
+// dot and axpy are gonum's vector kernels (vectorised: at the lengths of
+// m = 20…50 twice as fast as the plain loops, and no slower at m = 10).
+func dot(a, b []float64) float64 { return floats.Dot(a, b[:len(a)]) }
 
 // axpy sets y += a·x.
-func axpy(a float64, x, y []float64) {
-	y = y[:len(x)]
-	for i, v := range x {
-		y[i] += a * v
-	}
-}
+func axpy(a float64, x, y []float64) { floats.AddScaled(y[:len(x)], a, x) }
 
 // frob returns the Frobenius norm of the leading r×c block of a (stride
 // ld), scaled so that it neither overflows nor underflows prematurely.
@@ -102,82 +95,69 @@ func frob(a []float64, r, c, ld int) float64 {
 	return scale * math.Sqrt(s)
 }
 
-// minNormSolve finds the least-norm δ (length r) with Aᵀδ = f, where A is
-// r×k (row-major, stride k, r ≥ k) and is destroyed: Householder QR A = QR,
-// then δ = Q[R⁻ᵀf; 0]. It reports false if R is numerically singular
-// (a diagonal entry ≤ 1e-15 of the largest) or the result is not finite.
-// tau (k) and y (k) are scratch.
-func minNormSolve(a []float64, r, k int, f, delta, tau, y []float64) bool {
-	if k > r {
+// minNormRows finds the least-norm δ (length n) with Mδ = f, where M is
+// k×n (row-major, stride ld, k ≤ n) and is destroyed: Householder LQ
+// M = [L 0]·H_{k−1}⋯H_0, then δ = H_0⋯H_{k−1}[L⁻¹f; 0] — the QR of Mᵀ
+// (the test's minNormCols), with every reflector on contiguous rows
+// (gonum's vector kernels): 5× faster than the column form at m = 50
+// (BenchmarkMinNorm), where this solve dominated the shrink. It reports
+// false if L is numerically singular (a diagonal entry ≤ 1e-15 of the
+// largest) or the result is not finite. tau (k) and y (k) are scratch.
+func minNormRows(M []float64, k, n, ld int, f, delta, tau, y []float64) bool {
+	if k > n {
 		return false
 	}
-	var rmax float64
+	var lmax float64
 	for j := 0; j < k; j++ {
-		// Householder vector for column j, rows j..r−1, stored in place.
-		var scale float64
-		for i := j; i < r; i++ {
-			scale = math.Max(scale, math.Abs(a[i*k+j]))
+		v := M[j*ld+j : j*ld+n]
+		// The plain sum of squares unless it under- or overflows.
+		s := floats.Dot(v, v)
+		var norm float64
+		if s > 1e-280 && s < 1e280 {
+			norm = math.Sqrt(s)
+		} else {
+			norm = floats.Norm(v, 2)
 		}
-		if scale == 0 || !isFinite(scale) {
+		if !(norm > 0) || !isFinite(norm) {
 			return false
 		}
-		var s float64
-		for i := j; i < r; i++ {
-			x := a[i*k+j] / scale
-			s += x * x
-		}
-		norm := scale * math.Sqrt(s)
-		alpha := -math.Copysign(norm, a[j*k+j])
-		a[j*k+j] -= alpha
-		// v = a[j:, j]; vᵀv = 2·norm·(norm + |a_jj|) = −2·alpha·v_0.
-		vv := -alpha * a[j*k+j]
+		alpha := -math.Copysign(norm, v[0])
+		v[0] -= alpha
+		// vᵀv = 2·norm·(norm + |v_0|) = −2·alpha·v_0 (after the update).
+		vv := -alpha * v[0]
 		if !(vv > 0) {
 			return false
 		}
-		tau[j] = 1 / vv // H = I − (1/vv)·v vᵀ … with vv = vᵀv/2
+		tau[j] = 1 / vv
 		for c := j + 1; c < k; c++ {
-			var d float64
-			for i := j; i < r; i++ {
-				d += a[i*k+j] * a[i*k+c]
-			}
-			d *= tau[j]
-			for i := j; i < r; i++ {
-				a[i*k+c] -= d * a[i*k+j]
-			}
+			w := M[c*ld+j : c*ld+n]
+			floats.AddScaled(w, -floats.Dot(w, v)*tau[j], v)
 		}
-		y[j] = alpha // R_jj, kept aside (a's diagonal now holds v_0)
-		rmax = math.Max(rmax, math.Abs(alpha))
+		y[j] = alpha // L_jj (M's diagonal now holds v_0)
+		lmax = math.Max(lmax, math.Abs(alpha))
 	}
-	// Solve Rᵀy = f (Rᵀ lower triangular; R_jc = a[j*k+c] for c > j).
 	for j := 0; j < k; j++ {
-		if !(math.Abs(y[j]) > 1e-15*rmax) {
+		if !(math.Abs(y[j]) > 1e-15*lmax) {
 			return false
 		}
 	}
-	// y holds R_jj; compute the solution into delta[:k] first.
+	// Forward substitution L·sol = f (L_cj = M[c][j] below the diagonal).
 	sol := delta[:k]
-	for j := 0; j < k; j++ {
-		s := f[j]
-		for i := 0; i < j; i++ {
-			s -= a[i*k+j] * sol[i]
+	for c := 0; c < k; c++ {
+		x := f[c]
+		row := M[c*ld : c*ld+c]
+		for j, l := range row {
+			x -= l * sol[j]
 		}
-		sol[j] = s / y[j]
+		sol[c] = x / y[c]
 	}
-	copy(y[:k], sol)
-	clear(delta[:r])
-	copy(delta[:k], y[:k])
-	// δ = H_0 H_1 … H_{k−1} [y; 0].
+	clear(delta[k:n])
 	for j := k - 1; j >= 0; j-- {
-		var d float64
-		for i := j; i < r; i++ {
-			d += a[i*k+j] * delta[i]
-		}
-		d *= tau[j]
-		for i := j; i < r; i++ {
-			delta[i] -= d * a[i*k+j]
-		}
+		v := M[j*ld+j : j*ld+n]
+		d := delta[j:n]
+		floats.AddScaled(d, -floats.Dot(v, d)*tau[j], v)
 	}
-	for _, v := range delta[:r] {
+	for _, v := range delta[:n] {
 		if !isFinite(v) {
 			return false
 		}

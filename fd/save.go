@@ -34,7 +34,7 @@ func (s *Sketch) Save(w *model.Writer) {
 
 func (c *Counts) fields() []*int64 {
 	return []*int64{&c.Updates, &c.Shrinks, &c.Absorbs, &c.Appends, &c.Compactions, &c.CondCompact, &c.Skipped,
-		&c.AbsorbInfeasible, &c.AbsorbIllCond, &c.AbsorbBand}
+		&c.AbsorbInfeasible, &c.AbsorbIllCond, &c.AbsorbBand, &c.EigFallbacks}
 }
 
 func (s *Sketch) stateArrays() [][]float64 {
@@ -50,10 +50,13 @@ func (s *Sketch) Load(r *model.Reader) error {
 	alpha, sumRho, grow, knorm := r.Float64(), r.Float64(), r.Float64(), r.Float64()
 	var cnt Counts
 	cs := cnt.fields()
-	if n := int(r.Uint32()); n != len(cs) {
+	// Models written before EigFallbacks existed have one counter less.
+	n := int(r.Uint32())
+	if n != len(cs) && n != len(cs)-1 {
 		r.Fail("FD sketch has %d counters, want %d", n, len(cs))
+		n = 0
 	}
-	for _, v := range cs {
+	for _, v := range cs[:n] {
 		*v = int64(r.Uint64())
 	}
 	arrs := s.stateArrays()
@@ -138,6 +141,6 @@ func (s *Sketch) Report(w io.Writer, sumG2 float64) {
 		}
 		return float64(n) / float64(c.Updates)
 	}
-	fmt.Fprintf(w, "per update: shrinks %.4f, absorbs %.4f, appends %.4f, compactions %.5f (%.5f for conditioning), skipped %d\n",
-		rate(c.Shrinks), rate(c.Absorbs), rate(c.Appends), rate(c.Compactions), rate(c.CondCompact), c.Skipped)
+	fmt.Fprintf(w, "per update: shrinks %.4f, absorbs %.4f, appends %.4f, compactions %.5f (%.5f for conditioning), skipped %d, eigensolver fallbacks %d\n",
+		rate(c.Shrinks), rate(c.Absorbs), rate(c.Appends), rate(c.Compactions), rate(c.CondCompact), c.Skipped, c.EigFallbacks)
 }

@@ -1,0 +1,128 @@
+package fd
+
+import (
+	"math"
+
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// bufferAppend appends ĝ as a new row of Z and of S (C gains a unit row).
+func (s *Sketch) bufferAppend(st *sparse.Step, h sparse.Host, c, kap float64) {
+	if s.p == s.pmax {
+		s.compact(h, false)
+	}
+	p, q, pm, lb := s.p, s.q, s.pmax, s.lb
+	z := st.Z[:p]
+	// N bordering: the new row of SSᵀ is C·a (a = Zĝ = c·z), its diagonal
+	// α + κ.
+	if s.alpha > 0 {
+		v := s.y1[:q]
+		s.cz(v, z)
+		for i := 0; i < q; i++ {
+			x := c * v[i]
+			for k := 0; k < i; k++ {
+				x -= s.L[i*lb+k] * s.L[q*lb+k]
+			}
+			s.L[q*lb+i] = x / s.L[i*lb+i]
+		}
+		var l2 float64
+		for k := 0; k < q; k++ {
+			l2 += s.L[q*lb+k] * s.L[q*lb+k]
+		}
+		// In exact arithmetic d = α + κ − ‖l‖² = α + ‖ĝ − (its projection on
+		// S's rows)‖² ≥ α. It is computed to about ε·(α + κ); a pivot below
+		// that is rounding noise and is floored there, and a row with
+		// ‖l‖² beyond α + κ (impossible for a positive definite N) is
+		// scaled back, so that the factor stays bounded by N's diagonal.
+		floor := math.Max(s.alpha, pivotFloor*(s.alpha+kap))
+		d := s.alpha + kap - l2
+		if d < floor {
+			if l2 > s.alpha+kap-floor && l2 > 0 {
+				f := math.Sqrt(math.Max(s.alpha+kap-floor, 0) / l2)
+				for k := 0; k < q; k++ {
+					s.L[q*lb+k] *= f
+				}
+			}
+			d = floor
+		}
+		s.L[q*lb+q] = math.Sqrt(d)
+		for k := q + 1; k < lb; k++ {
+			s.L[q*lb+k] = 0
+		}
+	}
+	for i := 0; i < q; i++ {
+		s.C[i*pm+p] = 0
+	}
+	scale := s.appendRow(h, c, kap, z)
+	row := s.C[q*pm : q*pm+p+1]
+	clear(row)
+	row[p] = scale
+	s.q++
+	s.diag = false
+}
+
+// gramInto writes W = C·K·Cᵀ (q×q) into dst with stride ld.
+func (s *Sketch) gramInto(dst []float64, ld int) {
+	p, q, pm := s.p, s.q, s.pmax
+	for i := 0; i < q; i++ {
+		ci := s.C[i*pm : i*pm+p]
+		row := s.ck[i*pm : i*pm+p]
+		clear(row)
+		for j, v := range ci {
+			if v != 0 {
+				axpy(v, s.K[j*pm:j*pm+p], row)
+			}
+		}
+	}
+	for i := 0; i < q; i++ {
+		for j := i; j < q; j++ {
+			v := dot(s.ck[i*pm:i*pm+p], s.C[j*pm:j*pm+p])
+			dst[i*ld+j] = v
+			dst[j*ld+i] = v
+		}
+	}
+}
+
+// cholSolve solves LLᵀx = y in place.
+func (s *Sketch) cholSolve(y []float64) {
+	lb := s.lb
+	n := len(y)
+	for i := 0; i < n; i++ {
+		v := y[i]
+		for k := 0; k < i; k++ {
+			v -= s.L[i*lb+k] * y[k]
+		}
+		y[i] = v / s.L[i*lb+i]
+	}
+	for i := n - 1; i >= 0; i-- {
+		v := y[i]
+		for k := i + 1; k < n; k++ {
+			v -= s.L[k*lb+i] * y[k]
+		}
+		y[i] = v / s.L[i*lb+i]
+	}
+}
+
+// refactor recomputes the Cholesky factor of N = αI + CKCᵀ.
+func (s *Sketch) refactor() {
+	q, lb := s.q, s.lb
+	W := s.gram[:q*q]
+	s.gramInto(W, q)
+	clear(s.L)
+	for i := 0; i < q; i++ {
+		for j := 0; j <= i; j++ {
+			v := W[i*q+j]
+			if i == j {
+				v += s.alpha
+			}
+			for k := 0; k < j; k++ {
+				v -= s.L[i*lb+k] * s.L[j*lb+k]
+			}
+			if i == j {
+				s.L[i*lb+i] = math.Sqrt(math.Max(v, math.Max(s.alpha, pivotFloor*(s.alpha+W[i*q+i]))))
+			} else {
+				s.L[i*lb+j] = v / s.L[j*lb+j]
+			}
+		}
+	}
+}

@@ -1,0 +1,437 @@
+package fd
+
+import (
+	"math"
+
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// shrink is one step of FD/RFD on the full buffer [S; ĝᵀ] (sketches.md §4):
+// decompose its Gram matrix, choose absorb, append or compact-and-retry,
+// and apply the choice.
+func (s *Sketch) shrink(st *sparse.Step, h sparse.Host, c, kap float64, zero bool) {
+	s.cnt.Shrinks++
+	for compacted := false; ; compacted = true {
+		z := st.Z[:s.p]
+		keep, rho, done := s.decompose(z, c, kap, zero)
+		if done {
+			return
+		}
+		if zero || keep == 0 {
+			s.commit(keep, rho, false)
+			return
+		}
+		switch s.choose(z, c, kap, keep, compacted) {
+		case moveAbsorb:
+			s.doAbsorb(h, keep, rho)
+			return
+		case moveAppend:
+			s.doAppend(h, keep, rho, c, kap, z)
+			return
+		}
+		s.compact(h, s.p < s.pmax)
+	}
+}
+
+// decompose is steps 1–2 of the shrink: it eigendecomposes the Gram matrix
+// G of [S; ĝᵀ] (ĝ left out if zero), chooses the kept rows E′ = λ_{1:keep}
+// − ρ (in eNew) and forms F_ext = [F_a | f] (fa, stride pmax+1, with f
+// also in fext). done reports that the shrink is already finished (nothing
+// to decompose, a non-finite G, or every row dead).
+func (s *Sketch) decompose(z []float64, c, kap float64, zero bool) (keep int, rho float64, done bool) {
+	p, q, pm := s.p, s.q, s.pmax
+	g := q
+	if !zero {
+		g = q + 1
+	}
+	if g == 0 {
+		s.nb = s.m - 1
+		return 0, 0, true
+	}
+	lam, U := s.lam[:g], s.u[:g*g]
+	if !s.eigGram(z, c, kap, zero, lam, U) {
+		// Only non-finite input gets here: drop ĝ, keep the buffer full.
+		s.cnt.Skipped++
+		s.nb = s.lb - 1
+		return 0, 0, true
+	}
+	s.nb = s.m - 1
+	top := lam[0]
+	if !(top > 0) {
+		// Nothing left: every row is dead.
+		s.setDiag(0)
+		return 0, 0, true
+	}
+	for i := range lam {
+		if lam[i] <= EigTol*top {
+			lam[i] = 0
+		}
+	}
+	if g >= s.m {
+		rho = lam[s.m-1]
+	}
+	for keep < min(s.m-1, g) && lam[keep]-rho > EigTol*top {
+		s.eNew[keep] = lam[keep] - rho
+		keep++
+	}
+	// F_ext = Λ^{−1/2}U_{:,1:keep}ᵀ·[[C, 0], [0, 1]] = [F_a | f], stride pm+1.
+	fs := pm + 1
+	for i := 0; i < keep; i++ {
+		inv := 1 / math.Sqrt(lam[i])
+		row := s.fa[i*fs : i*fs+p]
+		clear(row)
+		for j := 0; j < q; j++ {
+			if w := U[j*g+i]; w != 0 {
+				axpy(w*inv, s.C[j*pm:j*pm+p], row)
+			}
+		}
+		if !zero {
+			s.fext[i] = U[q*g+i] * inv
+		}
+	}
+	if !zero {
+		for i := 0; i < keep; i++ {
+			s.fa[i*fs+p] = s.fext[i]
+		}
+	}
+	return keep, rho, false
+}
+
+// eigGram eigendecomposes the Gram matrix G of [S; ĝᵀ] (g×g, g = q or
+// q+1 without or with ĝ) into lam (descending) and U (stride g). In the
+// diagonal state G = [[diag E, c·Cz], [·, κ]] is an arrowhead and goes to
+// the O(g²) arrowhead solver (arrow.go) unless Config.Dsyev is set or the
+// solver cannot vouch for its result; a zero ĝ leaves diag(E) itself. The
+// buffered state's G = CKCᵀ bordered (the warm-up's first shrink, and every
+// shrink of the doubled buffer) is a general symmetric matrix and goes to
+// LAPACK's Dsyev. Its rank structure — diag(E) plus one rank-one term per
+// buffered row — would allow one arrowhead step per buffered row instead
+// (keeping the diagonal state throughout), but each step must also rotate
+// C, O(g²·p) per example, against the doubled buffer's amortized
+// O((2m)³/m) for Dsyev every m examples (about 12m³ against 72m² flops
+// with p ≈ 3m); so the doubled buffer keeps Dsyev.
+func (s *Sketch) eigGram(z []float64, c, kap float64, zero bool, lam, U []float64) bool {
+	q := s.q
+	g := len(lam)
+	if s.diag && !s.cfg.Dsyev {
+		E := s.E[:q]
+		if zero {
+			if descending(E) {
+				copy(lam, E)
+				clear(U)
+				for i := 0; i < g; i++ {
+					U[i*g+i] = 1
+				}
+				return true
+			}
+		} else {
+			v, w := s.y1[:q], s.y2[:q]
+			s.cz(v, z)
+			for i := range w {
+				w[i] = c * v[i]
+			}
+			if s.arrow.solve(E, w, kap, lam, U) {
+				return true
+			}
+		}
+		s.cnt.EigFallbacks++
+	}
+	G := s.g[:g*g]
+	if s.diag {
+		clear(G)
+		for i := 0; i < q; i++ {
+			G[i*g+i] = s.E[i]
+		}
+	} else {
+		s.gramInto(G, g)
+	}
+	if !zero {
+		v := s.y1[:q]
+		s.cz(v, z)
+		for i := 0; i < q; i++ {
+			G[i*g+q] = c * v[i]
+			G[q*g+i] = c * v[i]
+		}
+		G[q*g+q] = kap
+	}
+	return eigSym(g, G, lam, U, s.work)
+}
+
+func descending(x []float64) bool {
+	for i := 1; i < len(x); i++ {
+		if !(x[i] <= x[i-1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// A move is the shrink's choice for a nonzero ĝ.
+type move int
+
+const (
+	moveAbsorb  move = iota // Z ← Z + δĝᵀ (§4 step 3)
+	moveAppend              // Z ← [Z; ĝᵀ] (§4 step 4)
+	moveCompact             // compact, then decompose again (§4 step 5)
+)
+
+// choose picks the move (see the package comment): absorb if it is possible,
+// within the row band and κ̂ ≤ θ; else append if Z has a free row and κ̂ ≤ θ;
+// else compact once and retry, and after that the better-conditioned of the
+// two. The absorb candidate is left in dlt and k2.
+func (s *Sketch) choose(z []float64, c, kap float64, keep int, compacted bool) move {
+	p := s.p
+	kab, okAb, band := s.absorbCandidate(z, c, kap, keep)
+	if !compacted {
+		switch {
+		case band:
+			s.cnt.AbsorbBand++
+		case !okAb:
+			s.cnt.AbsorbInfeasible++
+		case kab > s.theta:
+			s.cnt.AbsorbIllCond++
+		}
+	}
+	if okAb && kab <= s.theta {
+		return moveAbsorb
+	}
+	// Append candidate: K_ext = [[K, a], [aᵀ, κ]], F_ext = [F_a | f].
+	kap2 := math.Inf(1)
+	if p < s.pmax {
+		a := s.vq[:p]
+		for i, v := range z {
+			a[i] = c * v
+		}
+		kap2 = s.condEst(s.K, p, keep, a, kap)
+		if !isFinite(kap2) {
+			kap2 = math.Inf(1)
+		}
+	}
+	switch {
+	case p < s.pmax && kap2 <= s.theta:
+		return moveAppend
+	case !compacted:
+		return moveCompact
+	case okAb && (p == s.pmax || kab <= kap2):
+		return moveAbsorb
+	default:
+		return moveAppend
+	}
+}
+
+// absorbCandidate solves F_a δ = f and forms K′ = K + δaᵀ + aδᵀ + κδδᵀ
+// (a = c·z) into dlt and k2. It returns the candidate's κ̂, whether the
+// absorb is possible and keeps the row band, and whether it exists but
+// breaks the band.
+func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int) (kab float64, okAb, band bool) {
+	p, pm, fs := s.p, s.pmax, s.pmax+1
+	kab = math.Inf(1)
+	if keep > p {
+		return kab, false, false
+	}
+	// Solve in the row-equilibrated basis Ẑ = D⁻¹Z (D = diag(K)^{1/2}):
+	// (F_aD)δ̂ = f with least ‖δ̂‖, δ = Dδ̂. This minimizes the relative
+	// change Σ(δ_j‖ĝ‖/‖Z_j‖)² of the rows of Z, and the solve's backward
+	// error is then relative to each column of F_aD, not to the largest
+	// column of F_a.
+	dd := s.dsc[:p]
+	for j := 0; j < p; j++ {
+		dd[j] = math.Sqrt(math.Max(s.K[j*pm+j], 0))
+		if !(dd[j] > 0) || !isFinite(dd[j]) {
+			dd[j] = 1
+		}
+	}
+	A := s.qa[:keep*p]
+	for i := 0; i < keep; i++ {
+		row, src := A[i*p:i*p+p], s.fa[i*fs:i*fs+p]
+		for j, v := range src {
+			row[j] = v * dd[j]
+		}
+	}
+	if !minNormRows(A, keep, p, p, s.fext[:keep], s.dlt, s.tau, s.ys) {
+		return kab, false, false
+	}
+	d := s.dlt[:p]
+	// The absorb adds δ_jĝ to row j of Z: when that swamps the row,
+	// its old content (and w̄ through Host.Absorb's compensation)
+	// keeps only ε·|δ̂_j|‖ĝ‖ relative accuracy, and the residual of
+	// the solve enters V′ as (F_aδ − f)ĝᵀ. Count that amplification
+	// along with the conditioning of the new basis.
+	gn := math.Sqrt(kap)
+	for j := range d {
+		d[j] *= dd[j]
+	}
+	for i := 0; i < p; i++ {
+		ai := c * z[i]
+		for j := 0; j < p; j++ {
+			s.k2[i*pm+j] = s.K[i*pm+j] + d[i]*c*z[j] + ai*d[j] + kap*d[i]*d[j]
+		}
+	}
+	// Row j becomes Z_j + δ_jĝ, computed to ε·(‖Z_j‖ + |δ_j|‖ĝ‖):
+	// relative to the new row that loses a factor (‖Z_j‖ +
+	// |δ_j|‖ĝ‖)/‖Z_j + δ_jĝ‖ (cancellation), and relative to the old
+	// one a factor 1 + |δ_j|‖ĝ‖/‖Z_j‖ (swamping) — which is also the
+	// factor by which Host.Absorb's exactly cancelling changes
+	// w̄ −= ĝ(δ·b), Zᵀb += ĝ(δ·b) can exceed the weights they
+	// carry (b_j‖Z_j‖ is bounded by the core's fold guard). Count the
+	// larger of the two along with the conditioning of the new
+	// basis, and keep the row norms within the band (Config.RowBand).
+	var sw, dmin, dmax float64
+	dmin = math.Inf(1)
+	for j := range d {
+		nj := math.Sqrt(math.Max(s.k2[j*pm+j], 0))
+		if d[j] != 0 {
+			sw = math.Max(sw, (s.dsc[j]+math.Abs(d[j])*gn)/math.Min(nj, s.dsc[j]))
+		}
+		dmin, dmax = math.Min(dmin, nj), math.Max(dmax, nj)
+	}
+	kab = s.condEst(s.k2, p, keep, nil, 0)
+	kab = math.Max(kab, sw*sw)
+	okAb = isFinite(kab) && dmax*dmax <= s.band && dmin*dmin*s.band >= 1
+	band = isFinite(kab) && !okAb
+	return kab, okAb, band
+}
+
+// condEst is the condition estimate κ̂ of a candidate basis: K (p×p,
+// stride pmax; bordered by a and κ when a is not nil) and F = fa (keep rows,
+// p or p+1 columns). With D = diag(K)^{1/2} (the row norms of Z) it is
+// ‖D⁻¹KD⁻¹‖_F·‖FD‖_F² — sketches.md's ‖K‖_F·‖F‖_F² after equilibrating the
+// rows of Z. Rounding in z = Zx is relative to each row's norm, and V = FZ
+// magnifies it by at most ‖FD‖₂·‖(D⁻¹KD⁻¹)^{1/2}‖₂ ≤ κ̂^{1/2}; the
+// unequilibrated bound also counts mere differences of scale between rows
+// (an appended ĝ next to unit rows), which cost no accuracy.
+func (s *Sketch) condEst(K []float64, p, keep int, a []float64, kap float64) float64 {
+	pm, fs := s.pmax, s.pmax+1
+	dd, inv := s.dsc[:p+1], s.dinv[:p+1]
+	for j := 0; j < p; j++ {
+		dd[j] = math.Sqrt(math.Max(K[j*pm+j], 0))
+		inv[j] = 0
+		if dd[j] > 0 {
+			inv[j] = 1 / dd[j]
+		}
+	}
+	n := p
+	if a != nil {
+		dd[p] = math.Sqrt(kap)
+		inv[p] = 1 / dd[p]
+		n++
+	}
+	// ‖D⁻¹KD⁻¹‖_F² over the rows and columns with D_j > 0 (K symmetric:
+	// the strict upper triangle twice, plus the diagonal).
+	var s1 float64
+	for i := 0; i < p; i++ {
+		di := inv[i]
+		if di == 0 {
+			continue
+		}
+		row := K[i*pm : i*pm+p]
+		var off float64
+		for j := i + 1; j < p; j++ {
+			x := row[j] * inv[j]
+			off += x * x
+		}
+		x := row[i] * di
+		s1 += (2*off + x*x) * di * di
+		if a != nil {
+			x := a[i] * di * inv[p]
+			s1 += 2 * x * x
+		}
+	}
+	if a != nil {
+		s1++
+	}
+	var s2 float64
+	for i := 0; i < keep; i++ {
+		row := s.fa[i*fs : i*fs+n]
+		for j, v := range row {
+			x := v * dd[j]
+			s2 += x * x
+		}
+	}
+	return math.Sqrt(s1) * s2
+}
+
+// doAbsorb commits the absorb candidate (δ in dlt, K′ in k2).
+func (s *Sketch) doAbsorb(h sparse.Host, keep int, rho float64) {
+	p, pm := s.p, s.pmax
+	for i := 0; i < p; i++ {
+		copy(s.K[i*pm:i*pm+p], s.k2[i*pm:i*pm+p])
+	}
+	h.Absorb(s.dlt[:p])
+	s.cnt.Absorbs++
+	s.commit(keep, rho, true)
+}
+
+// doAppend commits the append candidate.
+func (s *Sketch) doAppend(h sparse.Host, keep int, rho, c, kap float64, z []float64) {
+	p, fs := s.p, s.pmax+1
+	scale := s.appendRow(h, c, kap, z)
+	for i := 0; i < keep; i++ {
+		s.fa[i*fs+p] *= scale
+	}
+	s.commit(keep, rho, false)
+}
+
+// commit installs the shrunk sketch: C = E′^{1/2}·F_a (F_a in fa, p columns
+// after any append), the diagonal state, and RFD's α.
+func (s *Sketch) commit(keep int, rho float64, knormStale bool) {
+	p, pm, fs := s.p, s.pmax, s.pmax+1
+	for i := 0; i < keep; i++ {
+		se := math.Sqrt(s.eNew[i])
+		dst := s.C[i*pm : i*pm+p]
+		src := s.fa[i*fs : i*fs+p]
+		for j := range dst {
+			dst[j] = se * src[j]
+		}
+	}
+	s.sumRho += rho
+	if s.cfg.Robust {
+		s.alpha += rho / 2 / s.wcur
+		s.grow += rho / 2 / s.wcur
+	}
+	s.setDiag(keep)
+	if knormStale {
+		s.knorm = kBound(s.K, s.p, pm)
+	}
+}
+
+// setDiag enters the diagonal state with q = keep rows and E = eNew.
+func (s *Sketch) setDiag(keep int) {
+	lb := s.lb
+	s.q = keep
+	s.diag = true
+	copy(s.E[:keep], s.eNew[:keep])
+	for i := keep; i < lb; i++ {
+		s.E[i] = 0
+	}
+	clear(s.L)
+	for i := 0; i < keep; i++ {
+		s.L[i*lb+i] = math.Sqrt(s.alpha + s.E[i])
+	}
+}
+
+// appendRow makes ĝᵀ the new row p of Z (Host.Append), rescales it to unit
+// norm by a one-row absorb — Z_p ← Z_p + (1/‖ĝ‖ − 1)ĝᵀ, touching only the
+// example's columns, with b_p = 0 so that w̄ is unchanged — and borders K.
+// It returns ‖ĝ‖, the factor for column p of C or F that keeps S. Rows of
+// unit norm keep the row band meaningful and the core's fold bound
+// ‖b‖²·ZNorm2 from counting mere differences of scale between rows.
+func (s *Sketch) appendRow(h sparse.Host, c, kap float64, z []float64) float64 {
+	p, pm := s.p, s.pmax
+	nrm := math.Sqrt(kap)
+	sc := 1 / nrm
+	for i, zi := range z {
+		s.K[i*pm+p] = c * zi * sc
+		s.K[p*pm+i] = c * zi * sc
+	}
+	s.K[p*pm+p] = 1
+	h.Append()
+	d := s.dlt[:p+1]
+	clear(d[:p])
+	d[p] = sc - 1
+	h.Absorb(d)
+	s.p++
+	s.cnt.Appends++
+	s.knorm = kBound(s.K, s.p, pm)
+	return nrm
+}
