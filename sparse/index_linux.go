@@ -27,6 +27,6 @@ func newIndex(t *Table, bits uint) []int32 {
 		return make([]int32, n)
 	}
 	_ = syscall.Madvise(mem, 14 /* MADV_HUGEPAGE */)
-	runtime.SetFinalizer(t, func(*Table) { syscall.Munmap(mem) })
+	runtime.AddCleanup(t, func(mem []byte) { syscall.Munmap(mem) }, mem)
 	return unsafe.Slice((*int32)(unsafe.Pointer(&mem[0])), n)
 }

@@ -29,6 +29,7 @@ func NewTable(bits uint, stride int) *Table {
 	}
 	t := &Table{Stride: stride, mask: 1<<bits - 1}
 	t.index = newIndex(t, bits)
+	t.Rows = reserveRows(t, bits, stride)
 	return t
 }
 
