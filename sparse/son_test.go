@@ -2,6 +2,7 @@ package sparse_test
 
 import (
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
@@ -97,5 +98,33 @@ func TestTable(t *testing.T) {
 	bad.Rows = []float64{0}
 	if bad.Rebuild() == nil {
 		t.Fatal("out-of-range key accepted")
+	}
+}
+
+// TestTableRowsDoNotMove: on Linux a table's rows live in reserved address
+// space, so adding rows never copies them (the address of row 0 is stable
+// up to one row per slot), and a key-only table (stride 0) works.
+func TestTableRowsDoNotMove(t *testing.T) {
+	tab := sparse.NewTable(10, 7)
+	tab.Row(3)
+	first := &tab.Rows[0]
+	for slot := uint32(0); slot < 1<<10; slot++ {
+		r := tab.Row(slot)
+		tab.Rows[r*7+6] = float64(slot)
+	}
+	if tab.Len() != 1<<10 {
+		t.Fatalf("%d rows", tab.Len())
+	}
+	if runtime.GOOS == "linux" && &tab.Rows[0] != first {
+		t.Error("rows moved while the table grew")
+	}
+	for slot := uint32(0); slot < 1<<10; slot++ {
+		if v := tab.Rows[tab.Find(slot)*7+6]; v != float64(slot) {
+			t.Fatalf("slot %d holds %v", slot, v)
+		}
+	}
+	keys := sparse.NewTable(8, 0)
+	if r := keys.Row(200); r != 0 || keys.Find(200) != 0 || keys.Len() != 1 {
+		t.Fatal("key-only table")
 	}
 }
