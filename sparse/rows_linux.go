@@ -31,6 +31,11 @@ func reserveRows(t *Table, bits uint, stride int) []float64 {
 	if err != nil {
 		return nil
 	}
+	// Rows are filled densely from the start, so huge pages waste at most
+	// one partly used page and save a page fault (and a TLB entry) per 4
+	// KiB: first-touch faults of 4 KiB pages were still 6% of ten passes of
+	// FD-SON on news20.
+	_ = syscall.Madvise(mem, 14 /* MADV_HUGEPAGE */)
 	runtime.AddCleanup(t, func(mem []byte) { syscall.Munmap(mem) }, mem)
 	return unsafe.Slice((*float64)(unsafe.Pointer(&mem[0])), n)[:0]
 }
