@@ -29,7 +29,7 @@ func (c setup) scaledPair(t testing.TB) (*sparse.SON, *Sketch, *dense.SON) {
 		t.Fatal(err)
 	}
 	dn := dense.NewSON(c.d, c.C, 0, 0, 0, true, dense.Loss(c.lossName), dense.NewFD(c.m, c.d, 1, c.robust, c.fast))
-	dn.Scaled, dn.Alpha0, dn.Rate, dn.PriorPerDim = true, c.alpha, sparse.DefaultRate, sparse.PriorPerFeature
+	dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior = true, c.alpha, sparse.DefaultRate, sparse.Prior
 	return sp, sk, dn
 }
 
@@ -96,7 +96,7 @@ func TestScaledFullONS(t *testing.T) {
 			data := c.data(800)
 			sp, sk, _ := c.scaledPair(t)
 			dn := dense.NewSON(c.d, c.C, 0, 0, 0, true, dense.Loss(c.lossName), dense.NewFullSketch(c.d, 1))
-			dn.Scaled, dn.Alpha0, dn.Rate, dn.PriorPerDim = true, c.alpha, sparse.DefaultRate, sparse.PriorPerFeature
+			dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior = true, c.alpha, sparse.DefaultRate, sparse.Prior
 			var worst float64
 			for i := range data {
 				a, b := sp.Learn(&data[i]), dn.Learn(&data[i])

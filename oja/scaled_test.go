@@ -25,7 +25,7 @@ func scaledPair(t testing.TB, c setup, alpha0 float64) (*sparse.SON, *Sketch, *d
 		t.Fatal(err)
 	}
 	dn := dense.NewSON(c.d, c.C, 0, 0, 0, true, dense.Loss(c.lossName), dense.NewOja(c.m, c.d, 1, 1))
-	dn.Scaled, dn.Alpha0, dn.Rate, dn.PriorPerDim = true, alpha0, sparse.DefaultRate, sparse.PriorPerFeature
+	dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior = true, alpha0, sparse.DefaultRate, sparse.Prior
 	return sp, sk, dn
 }
 

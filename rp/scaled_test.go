@@ -28,7 +28,7 @@ func scaledPair(t testing.TB, c setup, chol bool) (*sparse.SON, *Sketch, *dense.
 		t.Fatal(err)
 	}
 	dn := dense.NewSON(c.d, c.C, 0, 0, 0, true, dense.Loss(c.lossName), dense.NewRP(c.m, c.d, 1, c.seed, Stream))
-	dn.Scaled, dn.Alpha0, dn.Rate, dn.PriorPerDim = true, c.alpha, sparse.DefaultRate, sparse.PriorPerFeature
+	dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior = true, c.alpha, sparse.DefaultRate, sparse.Prior
 	return sp, sk, dn
 }
 

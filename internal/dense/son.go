@@ -41,12 +41,12 @@ type SON struct {
 	Sk                 Sketch
 	// Scaled selects the scaled-space form of package sparse (scaled.go),
 	// written here from its definition: ĝ = √(hW)·ℓ'x̃, α = W·α₀ with α₀
-	// fixed (Alpha0 > 0) or ρ + PriorPerFeature·d/W, and the step
+	// fixed (Alpha0 > 0) or ρ + Prior·(d/W)², and the step
 	// u ← w − Rate·W·A_{t−1}⁻¹g/(1 + ĝᵀA_{t−1}⁻¹ĝ) before the sketch update.
-	Scaled      bool
-	Alpha0      float64
-	Rate        float64
-	PriorPerDim float64 // sparse.PriorPerFeature
+	Scaled bool
+	Alpha0 float64
+	Rate   float64
+	Prior  float64 // sparse.Prior
 
 	u     []float64 // u_t
 	dsum  []float64 // Σ g² (diag)
@@ -272,7 +272,8 @@ func (s *SON) learnScaled(x []float64, h, d float64) {
 		if free := float64(s.nseen - s.Sk.Rank()); wPrev > 0 && free > 0 {
 			rho = math.Max(0, (s.sumG2-s.Sk.Captured())/(wPrev*free))
 		}
-		a0 = rho + s.PriorPerDim*float64(s.nseen)/s.w
+		dw := float64(s.nseen) / s.w
+		a0 = rho + s.Prior*dw*dw
 	}
 	s.Sk.SetAlpha(s.w * a0)
 	if s.Sk.Alpha() > 0 {
