@@ -93,3 +93,7 @@ func (m *Softmax) ClassSlotWeight(k int, slot uint32) float64 {
 	}
 	return m.scale * m.tab.Rows[r*m.stride()+k]
 }
+
+// Scores writes the K raw scores of the last example into s (VW's
+// --raw_predictions of a multiclass model).
+func (m *Softmax) Scores(s []float64) { copy(s, m.s) }
