@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -72,6 +73,10 @@ func addVWFlags(fs *pflag.FlagSet, c *config) {
 	fs.BoolVar(&v.ojaNewton, "OjaNewton", false, "VW's name for Oja-SON: an alias of --oja (with --sketch_size as -m)")
 	fs.BoolVar(&v.saveResume, "save_resume", false, "accepted for VW compatibility, no effect: models always carry the state to resume training")
 	fs.BoolVar(&v.foreground, "foreground", false, "accepted for VW compatibility, no effect: --daemon always runs in the foreground")
+	for _, f := range []string{"min_prediction", "max_prediction"} {
+		fs.Lookup(f).DefValue = "0" // NaN: unset; pflag then prints no default
+	}
+	finishHelp(fs)
 }
 
 // vwFlagGroups places the flags above in the --help groups of flags.go.
@@ -84,9 +89,56 @@ var vwFlagGroups = map[string][]string{
 	"Sketched Online Newton (SON)":           {"OjaNewton"},
 }
 
+// papers names the seed papers (../shared/seeds/README.md) as --help cites
+// them.
+var papers = map[string]string{
+	"000": "Wan & Zhang 2022",
+	"001": "Ouyang & Gray 2012",
+	"002": "Luo et al. 2019",
+	"003": "Yang et al. 2025",
+	"004": "Luo et al. 2016",
+}
+
+var seedRef = regexp.MustCompile(`seed (00[0-4])( (Alg|§|Eq|Assumption))?`)
+
+// citePapers turns the project's "seed 004 Alg. 3" into "Luo et al. 2016,
+// Alg. 3" for the user, who has no seed numbers.
+func citePapers(s string) string {
+	return seedRef.ReplaceAllStringFunc(s, func(m string) string {
+		sub := seedRef.FindStringSubmatch(m)
+		if sub[2] != "" {
+			return papers[sub[1]] + "," + sub[2]
+		}
+		return papers[sub[1]]
+	})
+}
+
+// flagRanges states the valid values of the flags whose help does not.
+var flagRanges = map[string]string{
+	"passes": "≥ 1", "holdout_period": "≥ 1", "early_terminate": "≥ 1", "quantile_tau": "in (0, 1)",
+	"oaa": "2..65536", "softmax": "2..65536", "learning_rate": "> 0", "power_t": "≥ 0", "initial_t": "≥ 0",
+	"l2": "≥ 0", "sketch_size": "0..64", "alpha": "> 0", "alpha_inverse": "> 0", "projection": "> 0, or inf",
+	"sigma": "auto or ≥ 0", "eta0": "≥ 0", "eta_power": "in [0, 2]", "sketch_scale": "≥ 0", "oja_rate": "> 0",
+	"nasa_c": "> 0", "nasa_strong": "> 0", "nasa_L": "> 0", "sadagrad": "> 0", "random_seed": "0..2^64−1",
+	"progress": "> 0; a factor > 1 with '.'", "min_prediction": "finite", "max_prediction": "finite, ≥ --min_prediction",
+	"decay_learning_rate": "> 0", "l1": "≥ 0", "holdout_after": "≥ 0",
+}
+
+// finishHelp cites the papers by name and states ranges in every flag's
+// help (run once the flags are defined).
+func finishHelp(fs *pflag.FlagSet) {
+	fs.VisitAll(func(f *pflag.Flag) {
+		f.Usage = citePapers(f.Usage)
+		if r, ok := flagRanges[f.Name]; ok && !strings.Contains(f.Usage, r) {
+			f.Usage += " [" + r + "]"
+		}
+	})
+}
+
 func init() {
 	for i := range flagGroups {
 		flagGroups[i].names = append(flagGroups[i].names, vwFlagGroups[flagGroups[i].title]...)
+		flagGroups[i].title = citePapers(flagGroups[i].title)
 	}
 	flagGroups = append(flagGroups, struct {
 		title string
@@ -153,7 +205,7 @@ func (c *config) validateVW() error {
 		}
 	}
 	if c.changed("ngram") || c.changed("skips") {
-		if _, err := hashConfig(vwSharedOptions(c)); err != nil {
+		if _, err := hashConfig(sharedOptions(c)); err != nil {
 			return err
 		}
 	}
