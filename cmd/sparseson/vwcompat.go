@@ -41,7 +41,7 @@ type vwFlags struct {
 	portFile    string
 
 	// accepted for compatibility (aliases and no-ops)
-	compressed, ojaNewton, saveResume, foreground bool
+	compressed, ojaNewton, saveResume, foreground, strictParse, sparseWeights bool
 }
 
 // defaultPort is VW's daemon port.
@@ -73,6 +73,8 @@ func addVWFlags(fs *pflag.FlagSet, c *config) {
 	fs.BoolVar(&v.ojaNewton, "OjaNewton", false, "VW's name for Oja-SON: an alias of --oja (with --sketch_size as -m)")
 	fs.BoolVar(&v.saveResume, "save_resume", false, "accepted for VW compatibility, no effect: models always carry the state to resume training")
 	fs.BoolVar(&v.foreground, "foreground", false, "accepted for VW compatibility, no effect: --daemon always runs in the foreground")
+	fs.BoolVar(&v.strictParse, "strict_parse", false, "VW's name for --strict")
+	fs.BoolVar(&v.sparseWeights, "sparse_weights", false, "accepted for VW compatibility, no effect: weights are always stored for the features seen only")
 	for _, f := range []string{"min_prediction", "max_prediction"} {
 		fs.Lookup(f).DefValue = "0" // NaN: unset; pflag then prints no default
 	}
@@ -81,7 +83,7 @@ func addVWFlags(fs *pflag.FlagSet, c *config) {
 
 // vwFlagGroups places the flags above in the --help groups of flags.go.
 var vwFlagGroups = map[string][]string{
-	"Input and output":                       {"audit", "invert_hash", "raw_predictions", "compressed", "save_resume"},
+	"Input and output":                       {"audit", "invert_hash", "raw_predictions", "compressed", "save_resume", "strict_parse", "sparse_weights"},
 	"Hashing":                                {"hash_seed", "ngram", "skips"},
 	"Passes":                                 {"holdout_after"},
 	"Loss and prediction":                    {"expectile_q", "min_prediction", "max_prediction"},
@@ -147,11 +149,14 @@ func init() {
 }
 
 // applyVWAliases runs after parsing: --OjaNewton selects Oja-SON as --oja
-// does (and so counts as given for the model checks).
+// does (and so counts as given for the model checks), --strict_parse is
+// --strict.
 func applyVWAliases(fs *pflag.FlagSet, c *config) error {
-	if c.vw.ojaNewton {
-		if err := fs.Set("oja", "true"); err != nil {
-			return err
+	for alias, flag := range map[string]string{"OjaNewton": "oja", "strict_parse": "strict"} {
+		if f := fs.Lookup(alias); f.Changed && f.Value.String() == "true" {
+			if err := fs.Set(flag, "true"); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -221,8 +226,11 @@ func vwSharedOptions(c *config) model.Options {
 		"ngram":     strings.Join(c.vw.ngram, ","),
 		"skips":     strings.Join(c.vw.skips, ","),
 	}
-	if c.lossName == "expectile" {
+	switch c.lossName {
+	case "expectile":
 		o["expectile_q"] = fmtFloat(c.vw.expectileQ)
+	case "pinball", "absolute":
+		o["loss"] = "quantile" // VW's other names of the quantile loss
 	}
 	return o
 }

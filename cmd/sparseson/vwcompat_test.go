@@ -336,10 +336,14 @@ func TestCompatibilityAliases(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join("..", "..", "testdata", "heart_scale.train.vw.gz")
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
-	mustRun(t, nil, "--quiet", "--OjaNewton", "--sketch_size", "5", "--compressed", "--save_resume", "-f", a, data)
+	mustRun(t, nil, "--quiet", "--OjaNewton", "--sketch_size", "5", "--compressed", "--save_resume", "--sparse_weights", "-f", a, data)
 	mustRun(t, nil, "--quiet", "--oja", "-m", "5", "-f", b, data)
 	if read(t, a) != read(t, b) {
 		t.Error("--OjaNewton --sketch_size 5 differs from --oja -m 5")
+	}
+	bad := write(t, filepath.Join(dir, "bad.vw"), []byte("1 |f a\nx |f b\n"))
+	if _, stderr, code := sparseson(t, nil, "--strict_parse", bad); code == 0 || !strings.Contains(stderr, "--strict") {
+		t.Errorf("--strict_parse: exit %d, %s", code, stderr)
 	}
 	out, _, _ := sparseson(t, nil, "--help")
 	for _, f := range []string{"--OjaNewton", "--compressed", "--save_resume", "--audit", "--invert_hash", "--daemon", "--l1", "--ngram", "--num_children"} {
