@@ -152,7 +152,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.IntVar(&c.earlyTerminate, "early_terminate", 3, "stop after N passes without holdout improvement")
 	fs.Uint64Var(&c.seed, "random_seed", 0, "seed for every random choice (results are deterministic per seed)")
 
-	fs.StringVar(&c.lossName, "loss_function", "squared", "squared, logistic, hinge or quantile")
+	fs.StringVar(&c.lossName, "loss_function", "squared", "squared, classic, logistic, hinge, quantile (or pinball, absolute), expectile or poisson")
 	fs.Float64Var(&c.tau, "quantile_tau", 0.5, "τ of the quantile loss")
 	fs.BoolVar(&c.binary, "binary", false, "report sign(prediction) as ±1 and 0/1 loss")
 	fs.StringVar(&c.link, "link", "identity", "prediction link: identity, logistic (1/(1+e^−p)), glf1 (2/(1+e^−p) − 1) or poisson (e^p)")

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -33,17 +32,7 @@ func newPredWriter(path string) (*predWriter, error) {
 }
 
 func (p *predWriter) write(v float64, tag []byte) {
-	b := p.buf[:0]
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		b = strconv.AppendInt(b, int64(v), 10)
-	} else {
-		b = strconv.AppendFloat(b, v, 'f', 6, 64)
-	}
-	if len(tag) > 0 {
-		b = append(b, ' ')
-		b = append(b, tag...)
-	}
-	b = append(b, '\n')
+	b := appendPrediction(p.buf[:0], v, tag)
 	if _, err := p.w.Write(b); err != nil && p.err == nil {
 		p.err = err
 	}

@@ -79,6 +79,10 @@ func (d *driver) openVWOutputs() error {
 	}
 	if v.audit {
 		d.audit = bufio.NewWriterSize(d.stdout, 1<<16)
+		if d.preds != nil && d.preds.f == nil {
+			// -p to stdout as well: one buffer keeps the lines in order.
+			d.audit = d.preds.w
+		}
 	}
 	if v.invertHash != "" {
 		d.invert = &invertMap{m: map[uint32]string{}}
@@ -103,7 +107,7 @@ func (d *driver) closeVWOutputs() error {
 	if d.raw != nil {
 		err = d.raw.close()
 	}
-	if d.audit != nil {
+	if d.audit != nil && (d.preds == nil || d.audit != d.preds.w) {
 		if ferr := d.audit.Flush(); err == nil && ferr != nil {
 			err = fmt.Errorf("--audit: %w", ferr)
 		}
