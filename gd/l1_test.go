@@ -141,3 +141,20 @@ func TestL1SaveLoadAndSync(t *testing.T) {
 		t.Error("--l1 with a NASA step accepted")
 	}
 }
+
+// BenchmarkL1 is BenchmarkAdaGrad's steady state with --l1: the
+// truncation costs a branch per feature read.
+func BenchmarkL1(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	data := separable(rng, 4096, 100000, 130)
+	g, _ := New(Config{Bits: 18, Adaptive: true, Normalized: true, Eta: 0.5, PowerT: 0.5, L1: 1e-7, L1State: true}, loss.Logistic{})
+	for i := range data {
+		g.Learn(&data[i])
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		g.Learn(&data[i%len(data)])
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "examples/s")
+}

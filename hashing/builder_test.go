@@ -623,6 +623,7 @@ func BenchmarkBuilder(b *testing.B) {
 	}{
 		{"plain", Config{}},
 		{"q_ff", Config{Interactions: []string{"ff"}}},
+		{"ngram2_skips1", Config{Ngrams: []string{"2"}, Skips: []string{"1"}}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			bd, _ := NewBuilder(bc.cfg)
