@@ -9,5 +9,6 @@
 // Eq. 25 and 34), per feature in AdaGrad's place or as scalar steps of
 // plain gradient descent (nasa.go); and multinomial logistic regression,
 // one K×d model on the softmax loss trained with the same per-weight steps
-// (softmax.go, --softmax K).
+// (softmax.go, --softmax K); and --l1 as VW's lazy truncated gradient
+// (Langford, Li and Zhang, JMLR 2009; l1.go).
 package gd

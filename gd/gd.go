@@ -18,6 +18,10 @@ type Config struct {
 	PowerT     float64 // --power_t
 	InitialT   float64 // --initial_t
 	L2         float64 // --l2
+	// L1 is VW's --l1, lazy truncated gradient (l1.go); L1State says the
+	// saved state carries its gravity (models written before --l1 do not).
+	L1      float64
+	L1State bool
 
 	// Step replaces the rate schedule above by one of seed 001's step
 	// sizes (nasa.go). StepNASA with Adaptive is NASA per feature, in
@@ -56,6 +60,9 @@ type GD struct {
 
 	stride int         // values per table row: stride, or rowStride(cfg)
 	ns     scalarState // state of a seed 001 step (nasa.go)
+	// gravity is the L1 truncation accumulated since the last sync (l1.go):
+	// the model's weight of a row is scale·trunc(w, gravity).
+	gravity float64
 }
 
 // New returns an untrained learner.
@@ -70,6 +77,9 @@ func New(cfg Config, l loss.Loss) (*GD, error) {
 		return nil, fmt.Errorf("--power_t, --initial_t and --l2 must be ≥ 0")
 	}
 	if err := cfg.checkStep(); err != nil {
+		return nil, err
+	}
+	if err := cfg.checkL1(); err != nil {
 		return nil, err
 	}
 	st := stride
@@ -92,6 +102,9 @@ func RowFloats(cfg Config) int {
 func (g *GD) Predict(ex *sparse.Example) float64 {
 	if g.cfg.Step == StepNASAAccel {
 		return g.predictAccel(ex)
+	}
+	if g.cfg.L1 > 0 || g.gravity > 0 {
+		return ex.Initial + g.scale*g.truncDot(ex, -1)
 	}
 	rows := g.tab.Rows
 	var dot float64
@@ -117,8 +130,12 @@ func (g *GD) Learn(ex *sparse.Example) float64 {
 	}
 	rows := g.tab.Rows
 	var dot float64
-	for i, o := range g.rows {
-		dot += rows[o+colW] * ex.Val[i]
+	if g.cfg.L1 > 0 || g.gravity > 0 {
+		dot = g.truncDot(ex, 0)
+	} else {
+		for i, o := range g.rows {
+			dot += rows[o+colW] * ex.Val[i]
+		}
 	}
 	p := ex.Initial + g.scale*dot
 	wt := ex.Weight
@@ -220,11 +237,15 @@ func (g *GD) Learn(ex *sparse.Example) float64 {
 			g.syncScale()
 		}
 	}
+	if g.cfg.L1 > 0 {
+		g.addGravity(eta)
+	}
 	return p
 }
 
-// syncScale folds the global scale into the stored weights. It touches only
-// features seen.
+// syncScale folds the global scale and the L1 gravity (l1.go) into the
+// stored weights, as VW's sync_weights does. It touches only features
+// seen.
 func (g *GD) syncScale() {
 	if !(g.scale > 0) {
 		// --l2·η ≥ 1 shrinks every weight to zero in one step.
@@ -232,9 +253,9 @@ func (g *GD) syncScale() {
 	}
 	rows := g.tab.Rows
 	for o := colW; o < len(rows); o += g.stride {
-		rows[o] *= g.scale
+		rows[o] = trunc(rows[o], g.gravity) * g.scale
 	}
-	g.scale = 1
+	g.scale, g.gravity = 1, 0
 }
 
 // Weights implements sparse.Learner.
@@ -244,7 +265,7 @@ func (g *GD) Weights(fn func(slot uint32, w float64)) {
 		return
 	}
 	for r, k := range g.tab.Keys {
-		fn(k, g.scale*g.tab.Rows[r*g.stride+colW])
+		fn(k, g.scale*trunc(g.tab.Rows[r*g.stride+colW], g.gravity))
 	}
 }
 
@@ -255,6 +276,9 @@ func (g *GD) Save(w *model.Writer) error {
 	}
 	if g.cfg.Step != StepSchedule {
 		g.ns.save(w)
+	}
+	if g.cfg.L1State {
+		w.Float64(g.gravity)
 	}
 	w.Uint32s(g.tab.Keys)
 	w.Float64s(g.tab.Rows)
@@ -272,6 +296,9 @@ func Load(r *model.Reader, cfg Config, l loss.Loss) (*GD, error) {
 	if cfg.Step != StepSchedule {
 		g.ns.load(r)
 	}
+	if cfg.L1State {
+		g.gravity = r.Float64()
+	}
 	g.tab.Keys = r.Uint32s(nil)
 	g.tab.Rows = r.Float64s(nil)
 	if err := r.Done(); err != nil {
@@ -279,6 +306,9 @@ func Load(r *model.Reader, cfg Config, l loss.Loss) (*GD, error) {
 	}
 	if err := g.tab.Rebuild(); err != nil {
 		return nil, fmt.Errorf("%w: %v", model.ErrCorrupt, err)
+	}
+	if !(g.gravity >= 0) || math.IsInf(g.gravity, 0) {
+		return nil, fmt.Errorf("%w: L1 gravity %v", model.ErrCorrupt, g.gravity)
 	}
 	for _, part := range [][]float64{{g.scale, g.t, g.normSum, g.totalWeight}, g.tab.Rows} {
 		for _, v := range part {

@@ -16,7 +16,11 @@ type Builder struct {
 	mask    uint32
 	hashAll bool
 	inter   bool // interactions configured
+	needG   bool // g is filled: interactions or n-grams configured
 	maxFeat int
+	// --hash_seed: the seed of namespace hashes and the default
+	// namespace's hash (0 without a seed, as in VW).
+	seed, defaultNS uint32
 
 	// The namespace features are currently going to.
 	nsHash  uint32
@@ -51,6 +55,8 @@ type Builder struct {
 	spans   []termSpan
 
 	tab     slotTable
+	aud     *auditRec // names of the features, when recording (audit.go)
+	gpos    []int32   // scratch: a namespace's features in order (ngram.go)
 	out     *sparse.Example
 	merged  bool
 	idxStep [maxTerm]int32 // scratch for generic interaction generation
@@ -66,11 +72,16 @@ func NewBuilder(cfg Config) (*Builder, error) {
 		return nil, err
 	}
 	b := &Builder{
+		needG:   len(n.inter) > 0 || n.grams,
 		cfg:     n,
 		mask:    n.mask,
 		hashAll: n.cfg.HashAll,
 		inter:   len(n.inter) > 0,
 		maxFeat: n.cfg.MaxFeatures,
+		seed:    n.cfg.Seed,
+	}
+	if n.cfg.Seed != 0 {
+		b.defaultNS = Murmur3(nil, n.cfg.Seed)
 	}
 	b.Begin()
 	return b, nil
@@ -94,7 +105,10 @@ func (b *Builder) Begin() {
 	b.g = b.g[:0]
 	b.anon = 0
 	b.err = nil
-	b.setNamespace(0, DefaultNamespace, 1)
+	if b.aud != nil {
+		b.aud.begin()
+	}
+	b.setNamespace(b.defaultNS, DefaultNamespace, 1)
 }
 
 func (b *Builder) setNamespace(hash uint32, c byte, scale float64) {
@@ -108,11 +122,14 @@ func (b *Builder) Namespace(name []byte, scale float64) {
 	if !finite(scale) {
 		b.fail(fmt.Errorf("namespace scale %v is not finite", scale))
 	}
+	if b.aud != nil {
+		b.aud.namespace(name)
+	}
 	if len(name) == 0 {
-		b.setNamespace(0, DefaultNamespace, scale)
+		b.setNamespace(b.defaultNS, DefaultNamespace, scale)
 		return
 	}
-	b.setNamespace(b.hashName(name, 0), name[0], scale)
+	b.setNamespace(b.hashName(name, b.seed), name[0], scale)
 }
 
 // Feature adds the feature called name with the given value to the current
@@ -130,6 +147,9 @@ func (b *Builder) Feature(name []byte, value float64) {
 	} else {
 		h = b.hashName(name, b.nsHash)
 	}
+	if b.aud != nil && value*b.nsScale != 0 {
+		b.aud.feature(name)
+	}
 	b.add(h, value)
 }
 
@@ -138,6 +158,9 @@ func (b *Builder) Feature(name []byte, value float64) {
 func (b *Builder) FeatureHash(h uint32, value float64) {
 	if b.nsDrop {
 		return
+	}
+	if b.aud != nil && value*b.nsScale != 0 {
+		b.aud.feature(nil)
 	}
 	b.add(h, value)
 }
@@ -158,7 +181,7 @@ func (b *Builder) add(h uint32, value float64) {
 		b.present = append(b.present, c)
 	}
 	b.count[c]++
-	if b.inter {
+	if b.needG {
 		b.g = append(b.g, c)
 	}
 }
@@ -195,6 +218,11 @@ func (b *Builder) Finish(ex *sparse.Example) error {
 	if b.err != nil {
 		return b.err
 	}
+	if b.cfg.grams {
+		if err := b.addGrams(); err != nil {
+			return err
+		}
+	}
 	total := float64(len(b.h))
 	if !b.cfg.cfg.NoConstant {
 		total++
@@ -207,7 +235,7 @@ func (b *Builder) Finish(ex *sparse.Example) error {
 		total += n
 	}
 	if total > float64(b.maxFeat) {
-		return fmt.Errorf("%w: %.0f (limit %d)", ErrTooManyFeatures, total, b.maxFeat)
+		return b.tooMany(total)
 	}
 	if need := int(total); cap(ex.Idx) < need || cap(ex.Val) < need {
 		// Round up to a power of two: examples are reused for lines of
@@ -235,7 +263,25 @@ func (b *Builder) Finish(ex *sparse.Example) error {
 	if b.merged {
 		dropZeros(ex)
 	}
+	if b.aud != nil {
+		b.aud.finish(b)
+	}
 	return nil
+}
+
+// tooMany is the error of an example above the feature limit, worded by
+// what made it so large.
+func (b *Builder) tooMany(total float64) error {
+	cause := ""
+	switch {
+	case b.inter && b.cfg.grams:
+		cause = " with n-grams and interactions"
+	case b.inter:
+		cause = " with interactions"
+	case b.cfg.grams:
+		cause = " with n-grams"
+	}
+	return fmt.Errorf("%w: %.0f features%s (limit %d)", ErrTooManyFeatures, total, cause, b.maxFeat)
 }
 
 // put adds v to slot in the output, merging with an earlier entry of the

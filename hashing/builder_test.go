@@ -339,8 +339,17 @@ func TestMaxFeatures(t *testing.T) {
 		t.Fatalf("at the limit: %v", err)
 	}
 	_, err := build(t, Config{Interactions: []string{"aa"}, MaxFeatures: 5150}, spec)
-	if !errors.Is(err, ErrTooManyFeatures) || !strings.Contains(err.Error(), "too many features after interactions: 5151") {
+	if !errors.Is(err, ErrTooManyFeatures) || !strings.Contains(err.Error(), "5151 features with interactions (limit 5150)") {
 		t.Fatalf("over the limit: %v", err)
+	}
+	// Without interactions the message does not blame them.
+	_, err = build(t, Config{MaxFeatures: 100}, spec)
+	if !errors.Is(err, ErrTooManyFeatures) || !strings.HasSuffix(err.Error(), ": 101 features (limit 100)") {
+		t.Fatalf("over the limit without interactions: %v", err)
+	}
+	_, err = build(t, Config{Ngrams: []string{"2"}, MaxFeatures: 150}, spec)
+	if !errors.Is(err, ErrTooManyFeatures) || !strings.HasSuffix(err.Error(), ": 200 features with n-grams (limit 150)") {
+		t.Fatalf("over the limit with n-grams: %v", err)
 	}
 	// A huge wildcard expansion is caught before it is generated.
 	_, err = build(t, Config{Interactions: []string{"::::"}, MaxFeatures: 1000}, spec)
@@ -614,6 +623,7 @@ func BenchmarkBuilder(b *testing.B) {
 	}{
 		{"plain", Config{}},
 		{"q_ff", Config{Interactions: []string{"ff"}}},
+		{"ngram2_skips1", Config{Ngrams: []string{"2"}, Skips: []string{"1"}}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			bd, _ := NewBuilder(bc.cfg)

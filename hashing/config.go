@@ -45,9 +45,21 @@ type Config struct {
 	Ignore string
 	// Keep, when not empty, drops every namespace not listed.
 	Keep string
-	// MaxFeatures bounds the features of one example after interactions;
-	// 0 means DefaultMaxFeatures. Larger examples are rejected as malformed.
+	// MaxFeatures bounds the features of one example, counted with the
+	// constant, n-grams and interactions; 0 means DefaultMaxFeatures.
+	// Larger examples are rejected as malformed.
 	MaxFeatures int
+	// Seed is VW's --hash_seed: namespace names are hashed with it instead
+	// of 0 (and the default namespace's hash becomes MurmurHash3 of the
+	// empty name), so every feature moves; the constant stays at
+	// ConstantHash, as in VW.
+	Seed uint32
+	// Ngrams and Skips are VW's --ngram and --skips, each entry "N" for
+	// every namespace or "aN" for the namespaces starting with 'a' (later
+	// entries win). A namespace with ngram N ≥ 2 gets, beside its features,
+	// every run of 2…N of them in input order with at most K skipped
+	// features in all (K its skips), as features of value 1 (ngram.go).
+	Ngrams, Skips []string
 }
 
 // DefaultConfig returns the defaults spelled out.
@@ -93,6 +105,16 @@ func (c Config) Fingerprint() string {
 	sb.WriteString(strconv.Quote(n.cfg.Keep))
 	sb.WriteString(" max=")
 	sb.WriteString(strconv.Itoa(n.cfg.MaxFeatures))
+	if n.cfg.Seed != 0 {
+		sb.WriteString(" seed=")
+		sb.WriteString(strconv.FormatUint(uint64(n.cfg.Seed), 10))
+	}
+	if n.grams {
+		sb.WriteString(" ngram=")
+		sb.WriteString(strconv.Quote(gramString(&n.ngram)))
+		sb.WriteString(" skips=")
+		sb.WriteString(strconv.Quote(gramString(&n.skips)))
+	}
 	return sb.String()
 }
 
@@ -104,6 +126,9 @@ type normalized struct {
 	ignore   [256]bool // Ignore alone, for the fingerprint
 	inter    [][]byte  // deduplicated interactions
 	wildcard bool      // some interaction has a ':'
+	// n-grams (ngram.go): the longest gram and the skips per namespace.
+	ngram, skips [256]uint8
+	grams        bool // some namespace has ngram ≥ 2
 }
 
 func (c Config) normalize() (*normalized, error) {
@@ -138,6 +163,18 @@ func (c Config) normalize() (*normalized, error) {
 		n.cfg.Keep = setString(&keep)
 	}
 	n.cfg.Ignore = setString(&n.ignore)
+	if err := compileGrams(c.Ngrams, &n.ngram, "--ngram"); err != nil {
+		return nil, err
+	}
+	if err := compileGrams(c.Skips, &n.skips, "--skips"); err != nil {
+		return nil, err
+	}
+	if len(c.Skips) > 0 && len(c.Ngrams) == 0 {
+		return nil, errors.New("--skips needs --ngram (VW: skips apply to n-grams)")
+	}
+	for _, g := range n.ngram {
+		n.grams = n.grams || g >= 2
+	}
 	var keys []string
 	for _, s := range c.Interactions {
 		if len(s) < 2 {
@@ -220,5 +257,5 @@ func containsString(list []string, s string) bool {
 }
 
 // ErrTooManyFeatures is wrapped by the error an example with more than
-// MaxFeatures features after interactions gets.
-var ErrTooManyFeatures = errors.New("too many features after interactions")
+// MaxFeatures features (with the constant, n-grams and interactions) gets.
+var ErrTooManyFeatures = errors.New("too many features on one line")

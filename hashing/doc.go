@@ -8,6 +8,11 @@
 // Interactions between namespaces (VW's -q and --interactions) combine the
 // unmasked hashes of their members with an FNV-style multiply-xor.
 //
+// VW's n-grams and skip-grams (--ngram, --skips; ngram.go) are generated
+// per namespace before the constant and the interactions, and a Builder
+// can record every feature's name as VW's --audit and --invert_hash print
+// it (SetAudit; audit.go), off the hot path.
+//
 // A Builder collects the features of one example and finishes them into a
 // sparse.Example whose slots are unique, merging collisions by adding
 // their values. Builders reuse all of their memory, so a parser that owns

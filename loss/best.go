@@ -52,7 +52,7 @@ func BestConstant(l Loss, s *LabelStats) (c, cLoss float64, ok bool) {
 	}
 	many := s.nDistinct > 2
 	switch l.Name() {
-	case "squared":
+	case "squared", "classic":
 		c = s.WeightedLabels / s.WeightedExamples
 	case "hinge":
 		if many {

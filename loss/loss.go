@@ -1,8 +1,8 @@
 // Package loss holds the scalar loss functions of sparseson with the
-// gradients Vowpal Wabbit uses (VW's loss_functions): squared, logistic,
-// hinge and quantile. A learner sees a loss only through Deriv, once per
-// example; the CLI uses Value for the progress table and Clamp to finalize
-// predictions.
+// gradients Vowpal Wabbit uses (VW's loss_functions): squared, classic,
+// logistic, hinge, quantile, expectile and poisson (vw.go holds the last
+// three). A learner sees a loss only through Deriv, once per example; the
+// CLI uses Value for the progress table and Clamp to finalize predictions.
 package loss
 
 import (
@@ -27,9 +27,19 @@ type Loss interface {
 	Param() float64
 }
 
-// New returns the loss named by --loss_function. tau is the quantile τ.
+// New returns the loss named by --loss_function. tau is the quantile τ
+// (quantile loss) or the expectile q (expectile loss).
 func New(name string, tau float64) (Loss, error) {
 	switch name {
+	case "classic":
+		return &Classic{}, nil
+	case "expectile":
+		if !(tau > 0 && tau <= 0.5) {
+			return nil, fmt.Errorf("--expectile_q must be in (0, 0.5], got %v", tau)
+		}
+		return &Expectile{Q: tau}, nil
+	case "poisson":
+		return &Poisson{Range: LabelRange{Min: -50, Max: 50}}, nil
 	case "squared", "":
 		return &Squared{}, nil
 	case "logistic":
@@ -42,20 +52,24 @@ func New(name string, tau float64) (Loss, error) {
 		}
 		return &Quantile{Tau: tau}, nil
 	}
-	return nil, fmt.Errorf("unknown --loss_function %q (want squared, logistic, hinge or quantile)", name)
+	return nil, fmt.Errorf("unknown --loss_function %q (want squared, classic, logistic, hinge, quantile, expectile or poisson)", name)
 }
 
 // LabelRange is the range of training labels seen so far. Predictions of
 // range-clamped losses are clipped to it, as VW's finalize_prediction does;
-// it starts as [0, 0] like VW's shared_data.
-type LabelRange struct{ Min, Max float64 }
+// it starts as [0, 0] like VW's shared_data. A side fixed by
+// --min_prediction or --max_prediction no longer moves.
+type LabelRange struct {
+	Min, Max           float64
+	FixedMin, FixedMax bool
+}
 
 // Observe widens the range to include y.
 func (r *LabelRange) Observe(y float64) {
-	if y < r.Min {
+	if y < r.Min && !r.FixedMin {
 		r.Min = y
 	}
-	if y > r.Max {
+	if y > r.Max && !r.FixedMax {
 		r.Max = y
 	}
 }

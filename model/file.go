@@ -9,10 +9,13 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -34,7 +37,7 @@ type Options map[string]string
 // Save writes a model atomically: header with opts, then body's output.
 func Save(path string, opts Options, body func(*Writer) error) (err error) {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	tmp, err := CreateTemp(dir, "."+filepath.Base(path)+".tmp")
 	if err != nil {
 		return fmt.Errorf("save model %s: %w", path, err)
 	}
@@ -57,6 +60,25 @@ func Save(path string, opts Options, body func(*Writer) error) (err error) {
 		return fmt.Errorf("save model %s: %w", path, err)
 	}
 	return nil
+}
+
+// FileMode is the mode new models (and caches) are created with, less the
+// umask, as os.Create's 0666 would be but without write access for others:
+// os.CreateTemp's 0600 would leave a model unreadable to the group that
+// shares a data directory.
+const FileMode = 0o644
+
+// CreateTemp creates a new file dir/prefix<random> for writing, with mode
+// FileMode less the umask (the kernel applies it at creation), for a file
+// that will be renamed into place.
+func CreateTemp(dir, prefix string) (*os.File, error) {
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, FileMode)
+		if err == nil || !errors.Is(err, fs.ErrExist) || try == 100 {
+			return f, err
+		}
+	}
 }
 
 // Encode writes a whole model file to out.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -181,5 +182,23 @@ func TestSections(t *testing.T) {
 	}
 	if !errors.Is(r.Err(), ErrCorrupt) {
 		t.Fatalf("want ErrCorrupt, got %v", r.Err())
+	}
+}
+
+// Models are created with mode 0644 less the umask (os.CreateTemp's 0600
+// would hide them from the group).
+func TestSaveMode(t *testing.T) {
+	old := syscall.Umask(0o027)
+	defer syscall.Umask(old)
+	path := filepath.Join(t.TempDir(), "m.bin")
+	if err := Save(path, Options{"a": "1"}, func(*Writer) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want 0640 (0644 less umask 027)", st.Mode().Perm())
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/sparseson/sparseson/hashing"
+	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -85,7 +86,7 @@ func CreateCache(path, fingerprint string) (*CacheWriter, error) {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, base+".tmp*")
+	f, err := model.CreateTemp(dir, base+".tmp")
 	if err != nil {
 		return nil, fmt.Errorf("create cache: %w", err)
 	}

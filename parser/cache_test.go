@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/sparseson/sparseson/hashing"
@@ -242,5 +243,26 @@ func TestCacheNoAllocs(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(20, step); n != 0 {
 		t.Errorf("reading: %v allocations per batch", n)
+	}
+}
+
+// Caches are created with mode 0644 less the umask, as models are.
+func TestCacheMode(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	path := filepath.Join(t.TempDir(), "c.cache")
+	w, err := CreateCache(path, "fp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want 0644", st.Mode().Perm())
 	}
 }

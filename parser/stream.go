@@ -38,6 +38,9 @@ type Options struct {
 	// a labeled line whose label is not an integer in 1…K is malformed
 	// (CheckClass). A cache holds only the examples that passed.
 	Classes int
+	// Audit records the features' names (hashing.Builder.SetAudit) in
+	// Batch.Names, for --audit and --invert_hash. A cache holds no names.
+	Audit bool
 }
 
 func (o Options) withDefaults() Options {
@@ -61,9 +64,13 @@ type Batch struct {
 	Errors   []ParseError
 	// ErrorAt[i] is how many of Examples precede Errors[i] in the input.
 	ErrorAt []int
+	// Names[i] are the named features of Examples[i] when Options.Audit
+	// is set (text sources only), else nil.
+	Names [][]hashing.AuditFeature
 }
 
 func (b *Batch) reset() {
+	b.Names = b.Names[:0]
 	b.Examples = b.Examples[:0]
 	b.Errors = b.Errors[:0]
 	b.ErrorAt = b.ErrorAt[:0]
@@ -81,6 +88,16 @@ func (b *Batch) next() *sparse.Example {
 }
 
 func (b *Batch) keep() { b.Examples = b.Examples[:len(b.Examples)+1] }
+
+// keepNames records the names of the example about to be kept.
+func (b *Batch) keepNames(names []hashing.AuditFeature) {
+	n := len(b.Names)
+	if n == cap(b.Names) {
+		b.Names = append(b.Names, nil)[:n]
+	}
+	b.Names = b.Names[:n+1]
+	b.Names[n] = append(b.Names[n][:0], names...)
+}
 
 func (b *Batch) addError(file string, line int64, msg string) {
 	b.Errors = append(b.Errors, ParseError{File: file, Line: line, Msg: msg})
@@ -390,6 +407,7 @@ func Open(names []string, opt Options) (Source, error) {
 	s := &textSource{pipeline: newPipeline(opt), names: names}
 	s.start(s.read, func() func(*chunk, *Batch) error {
 		b, _ := hashing.NewBuilder(opt.Hash) // config validated above
+		b.SetAudit(opt.Audit)
 		return func(c *chunk, batch *Batch) error {
 			s.parseChunk(c, b, batch)
 			return nil
@@ -620,6 +638,9 @@ func (s *textSource) parseChunk(c *chunk, b *hashing.Builder, batch *Batch) {
 		}
 		switch err {
 		case nil:
+			if s.opt.Audit {
+				batch.keepNames(b.Audit())
+			}
 			batch.keep()
 		case ErrBlankLine:
 		default:

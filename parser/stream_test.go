@@ -569,3 +569,40 @@ func TestStreamLiveStdin(t *testing.T) {
 		<-done
 	}
 }
+
+func TestAuditNames(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.vw")
+	if err := os.WriteFile(path, []byte("1 |a x y\nbad line\n-1 | z\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := Open([]string{path}, Options{Audit: true, Hash: hashing.Config{Bits: 18}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var got []string
+	for {
+		b, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Names) != len(b.Examples) {
+			t.Fatalf("%d names for %d examples", len(b.Names), len(b.Examples))
+		}
+		for _, ns := range b.Names {
+			var line []string
+			for _, f := range ns {
+				line = append(line, f.Name)
+			}
+			got = append(got, strings.Join(line, " "))
+		}
+		src.Release(b)
+	}
+	if want := "a^x a^y Constant|z Constant"; strings.Join(got, "|") != want {
+		t.Errorf("names %q, want %q", strings.Join(got, "|"), want)
+	}
+}

@@ -124,7 +124,7 @@ func TestParseVWMalformed(t *testing.T) {
 		}
 	}
 	_, err := parseLine(t, VW, hashing.Config{Interactions: []string{"ff"}, MaxFeatures: 10}, "1 |f a b c d")
-	if err == nil || !strings.Contains(err.Error(), "too many features after interactions: 15") {
+	if err == nil || !strings.Contains(err.Error(), "too many features on one line: 15 features with interactions (limit 10)") {
 		t.Errorf("max features: %v", err)
 	}
 }

@@ -1,6 +1,10 @@
 package reduce
 
-import "github.com/sparseson/sparseson/sparse"
+import (
+	"math"
+
+	"github.com/sparseson/sparseson/sparse"
+)
 
 // Classes is the output stage of a multiclass learner (OAA, gd.Softmax):
 // it reports the predicted class and counts the 0/1 loss, the error rate
@@ -15,3 +19,6 @@ func (classes) Loss(ex *sparse.Example, out float64) float64 {
 	}
 	return 1
 }
+
+// Raw implements Output: a multiclass stage has no scalar score.
+func (classes) Raw() float64 { return math.NaN() }

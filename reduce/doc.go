@@ -12,6 +12,10 @@
 //	                           or Link (binary.go, link.go); Classes for a
 //	                           multiclass learner (classes.go)
 //
+// Link also has VW's glf1 and poisson links. audit.go looks up the weight a
+// learner applies at one slot for --audit (an optional ability, else the
+// score of the unit example).
+//
 // A K-class model written directly (gd.Softmax) enters the stack where OAA
 // would, as a sparse.Multiclass. OAA follows VW's oaa reduction (VW wiki,
 // "One Against All (oaa) multi class example"; --probabilities as in its

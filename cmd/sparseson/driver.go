@@ -2,10 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 
@@ -22,8 +22,10 @@ const maxWarnings = 10
 
 // driver runs the passes over the data and accounts every example.
 type driver struct {
+	ctx    context.Context // stops --daemon (nil: SIGINT and SIGTERM do)
 	cfg    *config
 	stdin  io.Reader
+	stdout io.Writer
 	stderr io.Writer
 
 	fam     *family
@@ -34,6 +36,7 @@ type driver struct {
 	out     reduce.Output  // the stack's top: what each example runs through
 	rep     *reporter
 	preds   *predWriter
+	vwOut   // -r, --audit, --invert_hash (vwout.go)
 
 	// A multiclass model (--oaa K, --softmax K); mc is nil for a scalar one.
 	classes int
@@ -43,6 +46,8 @@ type driver struct {
 
 	binary             bool
 	labelMin, labelMax float64
+	fixMin, fixMax     bool // --min_prediction, --max_prediction
+	pass               int
 	skipped            int64
 	seen               int64 // valid examples read in the first pass
 	warned             int
@@ -54,6 +59,9 @@ func (d *driver) run() error {
 	if err := d.setup(); err != nil {
 		return err
 	}
+	if c.vw.daemon {
+		return d.serve()
+	}
 	inputs := c.data
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
@@ -62,22 +70,49 @@ func (d *driver) run() error {
 	if err != nil {
 		return err
 	}
-	holdoutOn := c.passes > 1 && !c.holdoutOff && !c.testOnly
+	// Fail before the first example, not after the whole run: every file
+	// the run will write must be writable, and the inputs must open.
+	if err := checkOutputs(c, cachePath); err != nil {
+		return err
+	}
+	src, cw, err := d.openPass(0, inputs, cachePath)
+	if err != nil {
+		return err
+	}
+	holdoutOn := (c.passes > 1 || c.vw.holdoutAfter > 0) && !c.holdoutOff && !c.testOnly
 	add, factor, _ := c.progressSchedule()
 	d.rep = newReporter(d.stderr, c.quiet, add, factor, holdoutOn)
 	d.rep.multiclass, d.rep.logLossOn = d.classes > 0, d.probs != nil
 	if c.predictions != "" {
 		if d.preds, err = newPredWriter(c.predictions); err != nil {
+			src.Close()
+			if cw != nil {
+				cw.Abort()
+			}
 			return err
 		}
 		defer d.preds.close()
 	}
+	if err := d.openVWOutputs(); err != nil {
+		src.Close()
+		if cw != nil {
+			cw.Abort()
+		}
+		return err
+	}
+	defer d.closeVWOutputs()
 	d.printHeader(inputs, cachePath)
 
 	var snapshot []byte
 	passes, noWin := 0, 0
 	for pass := 0; pass < c.passes; pass++ {
-		if err := d.runPass(pass, inputs, cachePath, holdoutOn); err != nil {
+		d.pass = pass
+		if pass > 0 {
+			if src, cw, err = d.openPass(pass, inputs, cachePath); err != nil {
+				return err
+			}
+		}
+		if err := d.runPass(src, cw, holdoutOn); err != nil {
 			return err
 		}
 		passes++
@@ -95,6 +130,11 @@ func (d *driver) run() error {
 		} else if measured {
 			if noWin++; noWin >= c.earlyTerminate {
 				break
+			}
+		}
+		if pass+1 < c.passes && c.vw.decay != 1 {
+			if err := d.decayRate(); err != nil {
+				return err
 			}
 		}
 	}
@@ -120,9 +160,12 @@ func (d *driver) run() error {
 		}
 	}
 	if c.readable != "" {
-		if err := writeReadable(c.readable, d.modelOptions(), d.learner); err != nil {
+		if err := writeReadable(c.readable, d.modelOptions(), d.learner, nil); err != nil {
 			return err
 		}
+	}
+	if err := d.finishVWOutputs(); err != nil {
+		return err
 	}
 	d.rep.summary(d.loss, passes, d.skipped)
 	if rp, ok := d.learner.(sparse.Reporter); ok && c.sketchReport {
@@ -196,7 +239,7 @@ func (d *driver) setup() error {
 		return err
 	}
 	d.out = d.outputStage()
-	return nil
+	return d.setupVW()
 }
 
 // modelOptions are the options saved with the model, including the label
@@ -255,13 +298,15 @@ func (d *driver) openPass(pass int, inputs []string, cachePath string) (parser.S
 	if err != nil {
 		return nil, nil, err
 	}
-	popts := parser.Options{Format: format, Hash: d.hash, Stdin: d.stdin, Classes: d.classes}
+	popts := parser.Options{Format: format, Hash: d.hash, Stdin: d.stdin, Classes: d.classes, Audit: d.wantNames()}
 	if cachePath == "" {
 		src, err := parser.Open(inputs, popts)
 		return src, nil, err
 	}
 	fp, reusable := d.fingerprint(inputs)
-	if pass > 0 || (reusable && !d.cfg.killCache) {
+	// A cache holds no feature names: --audit and --invert_hash read the
+	// text in the first pass (and rewrite the cache).
+	if pass > 0 || (reusable && !d.cfg.killCache && !d.wantNames()) {
 		src, err := parser.OpenCache(cachePath, fp, popts)
 		if err == nil {
 			return src, nil, nil
@@ -285,11 +330,9 @@ func (d *driver) openPass(pass int, inputs []string, cachePath string) (parser.S
 	return src, cw, nil
 }
 
-func (d *driver) runPass(pass int, inputs []string, cachePath string, holdoutOn bool) (err error) {
-	src, cw, err := d.openPass(pass, inputs, cachePath)
-	if err != nil {
-		return err
-	}
+// runPass runs the examples of src (and writes them to the cache cw, if
+// any) through the model; it closes both.
+func (d *driver) runPass(src parser.Source, cw *parser.CacheWriter, holdoutOn bool) (err error) {
 	defer func() {
 		if cerr := src.Close(); err == nil && cerr != nil {
 			err = cerr
@@ -302,7 +345,7 @@ func (d *driver) runPass(pass int, inputs []string, cachePath string, holdoutOn 
 			}
 		}
 	}()
-	period := int64(d.cfg.holdoutPeriod)
+	period, after := int64(d.cfg.holdoutPeriod), int64(d.cfg.vw.holdoutAfter)
 	var counter int64
 	for {
 		b, err := src.Next()
@@ -326,7 +369,14 @@ func (d *driver) runPass(pass int, inputs []string, cachePath string, holdoutOn 
 				}
 			}
 			counter++
-			d.process(ex, holdoutOn && counter%period == 0)
+			// VW's holdout: every period-th example, or (--holdout_after)
+			// every example after the first N of the pass.
+			holdout := holdoutOn && ((after == 0 && counter%period == 0) || (after > 0 && counter > after))
+			var names []hashing.AuditFeature
+			if k < len(b.Names) {
+				names = b.Names[k]
+			}
+			d.process(ex, holdout, names, d.preds)
 		}
 		for ; e < len(b.Errors); e++ {
 			if err := d.badLine(&b.Errors[e]); err != nil {
@@ -350,50 +400,6 @@ func (d *driver) badLine(pe *parser.ParseError) error {
 		}
 	}
 	return nil
-}
-
-// process predicts (and learns from) one example and accounts it.
-func (d *driver) process(ex *sparse.Example, holdout bool) {
-	d.seen++
-	train := ex.HasLabel && !holdout && !d.cfg.testOnly
-	var out float64
-	if train {
-		out = d.out.Learn(ex)
-	} else {
-		out = d.out.Predict(ex)
-	}
-	st := exampleStats{holdout: holdout, labeled: ex.HasLabel, weight: ex.Weight, label: ex.Label, pred: out, nfeat: len(ex.Idx), prob: -1}
-	if ex.HasLabel {
-		st.loss = d.out.Loss(ex, out) * ex.Weight
-	}
-	if d.probs != nil {
-		d.mc.Probabilities(d.probs)
-		st.prob = d.probs[int(out)-1]
-		if ex.HasLabel {
-			// VW's multiclass log loss, 999 for a zero probability.
-			st.logLoss = 999 * ex.Weight
-			if p := d.probs[int(ex.Label)-1]; p > 0 {
-				st.logLoss = -math.Log(p) * ex.Weight
-			}
-		}
-	}
-	if train && d.mc == nil {
-		d.loss.Observe(ex.Label)
-		d.labelMin, d.labelMax = math.Min(d.labelMin, ex.Label), math.Max(d.labelMax, ex.Label)
-		if !d.warnedLabel && (d.binary || d.loss.Name() == "logistic" || d.loss.Name() == "hinge") && ex.Label != 1 && ex.Label != -1 {
-			d.warnedLabel = true
-			fmt.Fprintf(d.stderr, "sparseson: warning: label %v is not -1 or 1 as %s expects\n", ex.Label, d.lossLabel())
-		}
-	}
-	d.rep.example(&st)
-	if d.preds == nil {
-		return
-	}
-	if d.probs != nil {
-		d.preds.writeProbs(d.probs, ex.Tag)
-	} else {
-		d.preds.write(out, ex.Tag)
-	}
 }
 
 func (d *driver) lossLabel() string {

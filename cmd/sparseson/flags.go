@@ -93,6 +93,8 @@ type config struct {
 	diagSketch   string
 	sketchReport bool
 
+	vw vwFlags // VW's everyday options (vwcompat.go)
+
 	changed func(name string) bool // given on the command line
 	on      func(name string) bool // a boolean flag given and true
 }
@@ -150,10 +152,10 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.IntVar(&c.earlyTerminate, "early_terminate", 3, "stop after N passes without holdout improvement")
 	fs.Uint64Var(&c.seed, "random_seed", 0, "seed for every random choice (results are deterministic per seed)")
 
-	fs.StringVar(&c.lossName, "loss_function", "squared", "squared, logistic, hinge or quantile")
+	fs.StringVar(&c.lossName, "loss_function", "squared", "squared, classic, logistic, hinge, quantile (or pinball, absolute), expectile or poisson")
 	fs.Float64Var(&c.tau, "quantile_tau", 0.5, "τ of the quantile loss")
 	fs.BoolVar(&c.binary, "binary", false, "report sign(prediction) as ±1 and 0/1 loss")
-	fs.StringVar(&c.link, "link", "identity", "prediction link: identity or logistic")
+	fs.StringVar(&c.link, "link", "identity", "prediction link: identity, logistic (1/(1+e^−p)), glf1 (2/(1+e^−p) − 1) or poisson (e^p)")
 	fs.IntVar(&c.oaa, "oaa", 0, "one-against-all with K classes: K binary learners of the chosen kind (any learner flags), each its own state; predicts the class with the highest score")
 	fs.IntVar(&c.softmax, "softmax", 0, "multinomial logistic regression with K classes: one K×d model on the softmax loss, with the first-order update flags (default AdaGrad, normalized)")
 	fs.BoolVar(&c.probabilities, "probabilities", false, "with --oaa (logistic loss) or --softmax: -p writes the K class probabilities per line, 1:p1 2:p2 … (VW's format), and the summary the average multiclass log loss")
@@ -187,8 +189,12 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.BoolVar(&c.diag, "diag", true, "diagonal pre-scaling: learn on D^{-1/2}x with D = 0.1 + Σ g² (seed 004 §5.2); --diag=false for the plain, linearly invariant SON")
 	fs.StringVar(&c.diagSketch, "diag_sketch", "scaled", "with --diag: scaled = sketch the current pre-scaled curvature, α from the data, ONS step with rate -l (default 5; README); paper = seed 004 §5.2 as written (σ, eta0, eta_power, sketch_scale apply)")
 	fs.BoolVar(&c.sketchReport, "sketch_report", false, "print the sketch's eigenvalue estimates and the share of Σ‖ĝ‖² they capture")
+	addVWFlags(fs, c)
 
 	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if err := applyVWAliases(fs, c); err != nil {
 		return nil, err
 	}
 	if *help {
@@ -196,7 +202,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 		return nil, errHelp
 	}
 	if *showVersion {
-		fmt.Fprintln(stdout, "sparseson", version)
+		fmt.Fprintln(stdout, "sparseson", buildVersion())
 		return nil, errHelp
 	}
 	c.data = append(c.data, fs.Args()...)
@@ -218,8 +224,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("--holdout_period %d: must be ≥ 1", c.holdoutPeriod)
 	case c.earlyTerminate < 1:
 		return fmt.Errorf("--early_terminate %d: must be ≥ 1", c.earlyTerminate)
-	case c.link != "identity" && c.link != "logistic":
-		return fmt.Errorf("--link %q: want identity or logistic", c.link)
+	case c.link != "identity" && c.link != "logistic" && c.link != "glf1" && c.link != "poisson":
+		return fmt.Errorf("--link %q: want identity, logistic, glf1 or poisson", c.link)
 	case c.hash != "strings" && c.hash != "all":
 		return fmt.Errorf("--hash %q: want strings or all", c.hash)
 	case c.format != "auto" && c.format != "vw" && c.format != "libsvm":
@@ -260,6 +266,9 @@ func (c *config) validate() error {
 		return err
 	}
 	if err := c.validateMulticlass(); err != nil {
+		return err
+	}
+	if err := c.validateVW(); err != nil {
 		return err
 	}
 	for _, q := range c.quadratic {

@@ -13,28 +13,6 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// A model's shape is a set of options stored in its header. The shared keys
-// fix how examples are hashed and scored; a learner family adds its own.
-// When a model is loaded, its options win; an option given explicitly on
-// the command line that contradicts the model is an error (-b 20 with a
-// model trained at -b 18 cannot work), except output options (--binary,
-// --link) and the rate options a family lists as tunable, which the
-// command line may change.
-var sharedKeys = []struct{ key, flag string }{
-	{"bits", "bit_precision"},
-	{"hash", "hash"},
-	{"interactions", ""}, // from -q, --cubic, --interactions
-	{"ignore", "ignore"},
-	{"keep", "keep"},
-	{"noconstant", "noconstant"},
-	{"loss", "loss_function"},
-	{"quantile_tau", "quantile_tau"},
-	{"oaa", "oaa"},
-}
-
-// outputKeys only change how predictions are reported.
-var outputKeys = map[string]string{"link": "link", "binary": "binary", "probabilities": "probabilities"}
-
 // family is one kind of learner.
 type family struct {
 	name string
@@ -90,7 +68,7 @@ var gdFamily = &family{
 		o := model.Options{
 			"adaptive": fmtBool(adaptive), "normalized": fmtBool(normalized),
 			"learning_rate": fmtFloat(c.eta), "power_t": fmtFloat(c.powerT),
-			"initial_t": fmtFloat(c.initialT), "l2": fmtFloat(c.l2),
+			"initial_t": fmtFloat(c.initialT), "l2": fmtFloat(c.l2), "l1": fmtFloat(c.vw.l1),
 		}
 		for k, v := range nasaOptions(c) {
 			o[k] = v
@@ -149,6 +127,10 @@ func gdConfig(o model.Options) (gd.Config, error) {
 	if err := nasaConfig(&cfg, o, &p); err != nil {
 		return cfg, err
 	}
+	if _, ok := o["l1"]; ok {
+		// Models from before --l1 carry no gravity.
+		cfg.L1, cfg.L1State = p.float(o, "l1"), true
+	}
 	return cfg, p.err
 }
 
@@ -162,7 +144,7 @@ func sharedOptions(c *config) model.Options {
 	inter = append(inter, c.quadratic...)
 	inter = append(inter, c.cubic...)
 	inter = append(inter, c.interactions...)
-	return model.Options{
+	o := model.Options{
 		"bits":          strconv.Itoa(c.bits),
 		"hash":          c.hash,
 		"interactions":  strings.Join(inter, ","),
@@ -176,48 +158,10 @@ func sharedOptions(c *config) model.Options {
 		"oaa":           strconv.Itoa(c.oaa),
 		"probabilities": fmtBool(c.probabilities),
 	}
-}
-
-// mergeModelOptions checks the command line against a loaded model's
-// options and returns the options to run with.
-func mergeModelOptions(c *config, fam *family, stored model.Options) (model.Options, error) {
-	fromFlags := sharedOptions(c)
-	for k, v := range fam.options(c) {
-		fromFlags[k] = v
+	for k, v := range vwSharedOptions(c) {
+		o[k] = v
 	}
-	out := model.Options{}
-	for k, v := range stored {
-		out[k] = v
-	}
-	for _, s := range sharedKeys {
-		explicit := s.flag != "" && c.changed(s.flag)
-		if s.key == "interactions" {
-			explicit = c.changed("quadratic") || c.changed("cubic") || c.changed("interactions")
-		}
-		if s.key == "quantile_tau" && stored["loss"] != "quantile" {
-			continue
-		}
-		v := stored[s.key]
-		if s.key == "oaa" && v == "" {
-			v = "0" // models from before --oaa
-		}
-		if explicit && fromFlags[s.key] != v {
-			return nil, fmt.Errorf("the model was trained with %s=%q but the command line asks for %q; drop the option or train a new model", s.key, v, fromFlags[s.key])
-		}
-	}
-	for key, flag := range fam.fixed {
-		if c.changed(flag) && fromFlags[key] != stored[key] {
-			return nil, fmt.Errorf("the model was trained with %s=%q but the command line asks for %q; drop the option or train a new model", key, stored[key], fromFlags[key])
-		}
-	}
-	for _, keys := range []map[string]string{fam.tunable, outputKeys} {
-		for key, flag := range keys {
-			if c.changed(flag) {
-				out[key] = fromFlags[key]
-			}
-		}
-	}
-	return out, nil
+	return o
 }
 
 // hashConfig returns the hashing configuration of a model.
@@ -233,6 +177,7 @@ func hashConfig(o model.Options) (hashing.Config, error) {
 	if o["interactions"] != "" {
 		h.Interactions = strings.Split(o["interactions"], ",")
 	}
+	vwHashConfig(&h, o, &p)
 	if p.err != nil {
 		return h, p.err
 	}
@@ -243,8 +188,11 @@ func hashConfig(o model.Options) (hashing.Config, error) {
 func newLoss(o model.Options) (loss.Loss, error) {
 	var p optParser
 	tau := 0.5
-	if o["loss"] == "quantile" {
+	switch o["loss"] {
+	case "quantile":
 		tau = p.float(o, "quantile_tau")
+	case "expectile":
+		tau = p.float(o, "expectile_q")
 	}
 	if p.err != nil {
 		return nil, p.err

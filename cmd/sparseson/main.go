@@ -7,6 +7,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +19,12 @@ func main() {
 
 // run is main without the process: it returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runContext(nil, args, stdin, stdout, stderr)
+}
+
+// runContext is run with a context that stops --daemon (nil: SIGINT and
+// SIGTERM stop it).
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg, err := parseFlags(args, stdout)
 	if err == errHelp {
 		return 0
@@ -30,7 +37,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if stop := startProfile(cfg.profile); stop != nil {
 		defer stop()
 	}
-	d := &driver{cfg: cfg, stdin: stdin, stderr: stderr}
+	d := &driver{ctx: ctx, cfg: cfg, stdin: stdin, stdout: stdout, stderr: stderr}
 	if err := d.run(); err != nil {
 		fmt.Fprintf(stderr, "sparseson: %v\n", err)
 		return 1

@@ -127,7 +127,7 @@ func (d *driver) setupClasses() error {
 	switch {
 	case d.opts["probabilities"] == "true" && d.classes == 0:
 		return errors.New("--probabilities needs a multiclass model (--oaa K or --softmax K)")
-	case d.classes > 0 && (d.binary || d.opts["link"] == "logistic"):
+	case d.classes > 0 && (d.binary || (d.opts["link"] != "identity" && d.opts["link"] != "")):
 		return errors.New("--binary and --link report scalar predictions; a multiclass model reports classes (and --probabilities its class probabilities)")
 	case d.opts["probabilities"] == "true" && d.oaa && d.loss.Name() != "logistic":
 		fmt.Fprintf(d.stderr, "sparseson: warning: --probabilities should be used with --loss_function logistic (the bases' scores are read as log-odds); this model uses %s\n", d.loss.Name())
@@ -165,8 +165,10 @@ func (d *driver) outputStage() reduce.Output {
 	switch {
 	case d.binary:
 		return reduce.Binary(out)
-	case d.opts["link"] == "logistic":
-		return reduce.Link(out)
+	case d.opts["link"] != "identity" && d.opts["link"] != "":
+		if linked, err := reduce.LinkNamed(out, d.opts["link"]); err == nil {
+			return linked
+		}
 	}
 	return out
 }

@@ -107,7 +107,7 @@ func TestModelWithoutStep(t *testing.T) {
 	for k, v := range gdFamily.options(c) {
 		opts[k] = v
 	}
-	for _, k := range []string{"step", "nasa_c", "nasa_H", "nasa_L"} {
+	for _, k := range []string{"step", "nasa_c", "nasa_H", "nasa_L", "l1"} {
 		delete(opts, k)
 	}
 	opts["learner"] = "gd"

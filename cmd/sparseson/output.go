@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -33,17 +32,7 @@ func newPredWriter(path string) (*predWriter, error) {
 }
 
 func (p *predWriter) write(v float64, tag []byte) {
-	b := p.buf[:0]
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		b = strconv.AppendInt(b, int64(v), 10)
-	} else {
-		b = strconv.AppendFloat(b, v, 'f', 6, 64)
-	}
-	if len(tag) > 0 {
-		b = append(b, ' ')
-		b = append(b, tag...)
-	}
-	b = append(b, '\n')
+	b := appendPrediction(p.buf[:0], v, tag)
 	if _, err := p.w.Write(b); err != nil && p.err == nil {
 		p.err = err
 	}
@@ -95,15 +84,22 @@ func (p *predWriter) close() error {
 }
 
 // writeReadable writes the model's options and its nonzero weights as
-// slot:weight lines in slot order (VW's --readable_model layout). Only
-// features the model has seen are visited.
-func writeReadable(path string, opts model.Options, l sparse.Learner) error {
+// slot:weight lines in slot order (VW's --readable_model layout), or with
+// names (--invert_hash) as name:slot:weight lines, VW's layout too: a
+// slot whose name was never seen has an empty name, and class k ≥ 2 of a
+// multiclass model adds "[k−1]" to the name. Only features the model has
+// seen are visited.
+func writeReadable(path string, opts model.Options, l sparse.Learner, names *invertMap) error {
+	what := "readable model"
+	if names != nil {
+		what = "--invert_hash"
+	}
 	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("readable model: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	w := bufio.NewWriter(f)
-	fmt.Fprintf(w, "sparseson %s readable model (format %d)\n", version, model.Version)
+	fmt.Fprintf(w, "sparseson %s readable model (format %d)\n", buildVersion(), model.Version)
 	keys := make([]string, 0, len(opts))
 	for k := range opts {
 		keys = append(keys, k)
@@ -114,8 +110,10 @@ func writeReadable(path string, opts model.Options, l sparse.Learner) error {
 	}
 	fmt.Fprintln(w, ":0")
 	type sw struct {
-		slot uint64
-		w    float64
+		slot  uint64
+		w     float64
+		name  uint32 // the slot the name is of
+		class int
 	}
 	var ws []sw
 	if mc, ok := l.(sparse.Multiclass); ok {
@@ -125,27 +123,34 @@ func writeReadable(path string, opts model.Options, l sparse.Learner) error {
 		for k := 1; k <= K; k++ {
 			mc.ClassWeights(k, func(slot uint32, v float64) {
 				if v != 0 {
-					ws = append(ws, sw{uint64(slot)*uint64(K) + uint64(k-1), v})
+					ws = append(ws, sw{uint64(slot)*uint64(K) + uint64(k-1), v, slot, k})
 				}
 			})
 		}
 	} else {
 		l.Weights(func(slot uint32, v float64) {
 			if v != 0 {
-				ws = append(ws, sw{uint64(slot), v})
+				ws = append(ws, sw{uint64(slot), v, slot, 1})
 			}
 		})
 	}
 	sort.Slice(ws, func(i, j int) bool { return ws[i].slot < ws[j].slot })
 	for _, x := range ws {
+		if names != nil {
+			w.WriteString(names.m[x.name])
+			if x.class > 1 {
+				fmt.Fprintf(w, "[%d]", x.class-1)
+			}
+			w.WriteByte(':')
+		}
 		fmt.Fprintf(w, "%d:%s\n", x.slot, strconv.FormatFloat(x.w, 'g', 9, 64))
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()
-		return fmt.Errorf("readable model: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("readable model: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }
