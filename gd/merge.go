@@ -63,6 +63,11 @@ func (g *GD) Merge(a *sparse.MergeArgs) error {
 			return fmt.Errorf("base model: not a first-order learner with this configuration (%T)", a.Base)
 		}
 		base = b
+		for i, p := range parts {
+			if p.t < b.t || p.tab.Len() < b.tab.Len() {
+				return fmt.Errorf("model %d has seen fewer examples or features than the base: it was not trained from the base (-i)", i+1)
+			}
+		}
 	}
 	k := len(parts)
 	sums := func(get func(*GD) float64, none float64) float64 {
@@ -167,6 +172,11 @@ func (m *Softmax) Merge(a *sparse.MergeArgs) error {
 			return fmt.Errorf("base model: not a %d-class softmax model with this configuration (%T)", m.k, a.Base)
 		}
 		base = b
+		for i, p := range parts {
+			if p.t < b.t || p.tab.Len() < b.tab.Len() {
+				return fmt.Errorf("model %d has seen fewer examples or features than the base: it was not trained from the base (-i)", i+1)
+			}
+		}
 	}
 	sums := func(get func(*Softmax) float64, none float64) float64 {
 		v := make([]float64, k)

@@ -132,6 +132,11 @@ func (s *SON) Merge(a *MergeArgs) error {
 	if base != nil {
 		t0, w0, c0 = base.t, base.w, count(base)
 		folds -= (k - 1) * base.folds
+		for i, p := range parts {
+			if p.t < t0 || p.tab.Len() < base.tab.Len() {
+				return fmt.Errorf("model %d has seen fewer examples or features than the base (%v against %v rounds): it was not trained from the base (-i)", i+1, p.t, t0)
+			}
+		}
 	}
 	s.t, s.w = MergedSum(ts, t0), MergedSum(ws, w0)
 	s.folds, s.rejected = max(folds, 0), rejected

@@ -152,6 +152,8 @@ func TestMergeRefuses(t *testing.T) {
 		return m
 	}
 	fdA, fdB := model("fd_a", "--fd", "-m", "4"), model("fd_b", "--fd", "-m", "4")
+	fdBig := filepath.Join(dir, "fd_big")
+	mustRun(t, nil, "--quiet", "--fd", "-m", "4", "-f", fdBig, parts[0], parts[1])
 	ojaM := model("oja", "--oja", "-m", "4")
 	b20 := model("b20", "--fd", "-m", "4", "-b", "20")
 	rate := model("rate", "-l", "0.3")
@@ -176,6 +178,7 @@ func TestMergeRefuses(t *testing.T) {
 		{[]string{"-o", out, full}, 1, "full ONS keeps a dense"},
 		{[]string{"-o", out, nasa, nasa}, 1, "cannot be merged"},
 		{[]string{"-o", out, "--base", ojaM, fdA, fdB}, 1, "differ in sketch"},
+		{[]string{"-o", out, "--base", fdBig, fdA, fdB}, 1, "was not trained from the base"},
 		{[]string{fdA, fdB}, 2, "merge needs -o FILE"},
 		{[]string{"-o", out}, 2, "at least one model"},
 		{[]string{"-o", out, "--weighting", "median", fdA}, 2, `--weighting "median"`},
