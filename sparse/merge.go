@@ -43,8 +43,13 @@ import (
 // configuration with an error; read the parts without changing what they
 // predict; use Union for the feature slots (it gives an order that does not
 // depend on the parts' order), MergedSum for counters, and for weights
-// Consensus (ByEvidence) or Weigh (ByExamples). Implement Rekeyer too (usually one line, Table.Rekey) so that the
-// learner can be a base of --oaa.
+// Consensus (ByEvidence) or Weigh (ByExamples). A learner whose curvature
+// is an FD sketch merges it through SketchMerger (fd.Sketch implements it:
+// stack the parts' rows S_i = C_i·Z_i, hand their Gram matrix to the
+// sketch's Merge, write the Z it asks for), as SON.Merge does. Implement
+// Rekeyer too (usually one line, Table.Rekey) so that the learner can be a
+// base of --oaa. The CLI needs nothing more: it finds Merger by type
+// assertion on the learner its family builds.
 
 // Weighting says how the parts' weights are averaged.
 type Weighting int
