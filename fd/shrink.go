@@ -67,13 +67,7 @@ func (s *Sketch) decompose(z []float64, c, kap float64, zero bool) (keep int, rh
 			lam[i] = 0
 		}
 	}
-	if g >= s.m {
-		rho = lam[s.m-1]
-	}
-	for keep < min(s.m-1, g) && lam[keep]-rho > EigTol*top {
-		s.eNew[keep] = lam[keep] - rho
-		keep++
-	}
+	keep, rho = shrinkValues(lam, s.m, s.eNew)
 	// F_ext = Λ^{−1/2}U_{:,1:keep}ᵀ·[[C, 0], [0, 1]] = [F_a | f], stride pm+1.
 	fs := pm + 1
 	for i := 0; i < keep; i++ {

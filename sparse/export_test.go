@@ -20,3 +20,15 @@ func LazyNorms(s *SON) (wsq, exactSq float64, y, exact []float64) {
 	}
 	return s.wsq, exactSq, append([]float64(nil), s.y[:p]...), exact
 }
+
+// MergeState returns a SON learner's counters and, with pre-scaling, each
+// seen slot's Σg² (D − 0.1), for the merge tests.
+func MergeState(s *SON) (t, w float64, dd map[uint32]float64) {
+	dd = map[uint32]float64{}
+	if s.cfg.Diag {
+		for r, k := range s.tab.Keys {
+			dd[k] = s.tab.Rows[r*s.stride+s.dOff]
+		}
+	}
+	return s.t, s.w, dd
+}

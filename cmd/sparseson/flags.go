@@ -305,6 +305,7 @@ func (c *config) progressSchedule() (add bool, v float64, err error) {
 
 func printUsage(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprintln(w, "Usage: sparseson [options] [data files]")
+	fmt.Fprintln(w, "       sparseson merge -o OUT MODEL...   (merge models trained on shards; sparseson merge --help)")
 	fmt.Fprintln(w, "Online learning on sparse, hashed features with VW's command line and progress output.")
 	fmt.Fprintln(w, "Reads VW or LIBSVM text, plain, gzip or zstd, from files or stdin.")
 	for _, g := range flagGroups {

@@ -25,6 +25,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // runContext is run with a context that stops --daemon (nil: SIGINT and
 // SIGTERM stop it).
 func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "merge" {
+		// A subcommand (merge.go); a data file named merge is ./merge.
+		return runMerge(args[1:], stdout, stderr)
+	}
 	cfg, err := parseFlags(args, stdout)
 	if err == errHelp {
 		return 0

@@ -1,0 +1,263 @@
+package gd
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// Merge implements sparse.Merger (sparseson merge; the rules in
+// sparse/merge.go). Per feature seen by any part:
+//
+//   - the weight (with --l2's scale and --l1's truncation applied) is the
+//     average of the parts' weights: by evidence — each part's AdaGrad sum
+//     Σ importance·ℓ'²x_j² — for adaptive models, as VW's merger does
+//     (gd.cc, merge_weights_with_save_resume), with a base by
+//     sparse.Consensus; else by the parts' weighted example counts (VW's
+//     per_model_weighting), a part that never saw the feature counting
+//     with weight 0;
+//   - the AdaGrad sum is the sum of the parts' (base + Σ(part − base) with
+//     a base): the merged model's rates are those of a model that has seen
+//     every part's examples, exactly;
+//   - with --normalized, the feature's scale N_j (the largest |x_j| seen)
+//     is the largest of the parts', exactly. The parts' weights are not
+//     rescaled to it as Learn rescales a weight when a larger |x_j|
+//     arrives: VW's merger does not either, and on news20 (4 shards,
+//     AdaGrad) the rescale cost 0.29 points of test accuracy (92.57%
+//     against 92.86%) — a part that never met the large values predicts
+//     its own examples with its own scale;
+//   - the example count and the normalisation sums add up; the merged
+//     model has --l2's scale 1 and no pending --l1 gravity: the parts'
+//     truncated weights (what they predict with) are averaged, and the
+//     truncation starts afresh, so a merged --l1 model predicts as its
+//     parts' average but trains on as a model whose weights were just
+//     synced (l1.go), not as a continuation of a part.
+//
+// NASA's steps (nasa.go) keep per-feature running means of the gradient,
+// not sums, and are refused.
+func (g *GD) Merge(a *sparse.MergeArgs) error {
+	if g.tab.Len() != 0 || g.t != g.cfg.InitialT {
+		return errors.New("merge: the receiving learner is not new")
+	}
+	if g.cfg.Step != StepSchedule {
+		return fmt.Errorf("models trained with %s steps cannot be merged: their per-feature state is a running mean, not a sum; train the shards with the AdaGrad, normalized or --sgd updates", g.cfg.Step)
+	}
+	if len(a.Parts) == 0 {
+		return errors.New("merge: no models to merge")
+	}
+	parts := make([]*GD, len(a.Parts))
+	tabs := make([]*sparse.Table, len(a.Parts))
+	for i, l := range a.Parts {
+		p, ok := l.(*GD)
+		if !ok || p.cfg != g.cfg {
+			return fmt.Errorf("model %d: not a first-order learner with this configuration (%T)", i+1, l)
+		}
+		parts[i], tabs[i] = p, p.tab
+	}
+	var base *GD
+	if a.Base != nil {
+		b, ok := a.Base.(*GD)
+		if !ok || b.cfg != g.cfg {
+			return fmt.Errorf("base model: not a first-order learner with this configuration (%T)", a.Base)
+		}
+		base = b
+		for i, p := range parts {
+			if p.t < b.t || p.tab.Len() < b.tab.Len() {
+				return fmt.Errorf("model %d has seen fewer examples or features than the base: it was not trained from the base (-i)", i+1)
+			}
+		}
+	}
+	k := len(parts)
+	sums := func(get func(*GD) float64, none float64) float64 {
+		v := make([]float64, k)
+		for i, p := range parts {
+			v[i] = get(p)
+		}
+		if base != nil {
+			none = get(base)
+		}
+		return sparse.MergedSum(v, none)
+	}
+	g.t = sums(func(p *GD) float64 { return p.t }, g.cfg.InitialT)
+	g.normSum = sums(func(p *GD) float64 { return p.normSum }, 0)
+	g.totalWeight = sums(func(p *GD) float64 { return p.totalWeight }, 0)
+	counts := make([]float64, k)
+	for i, p := range parts {
+		counts[i] = p.t - g.cfg.InitialT
+	}
+
+	u := sparse.NewUnion(tabs...)
+	raw, kept, ev := make([]float64, k), make([]float64, k), make([]float64, k)
+	st := g.stride
+	for j, key := range u.Keys {
+		nmax := 0.0
+		var w0, g0 float64
+		if base != nil {
+			if r := base.tab.Find(key); r >= 0 {
+				row := base.tab.Rows[r*st : r*st+st]
+				w0, g0 = base.scale*trunc(row[colW], base.gravity), row[colG]
+				nmax = row[colN]
+			}
+		}
+		gsum := g0
+		for i, p := range parts {
+			r := u.Row(i, j)
+			raw[i], kept[i], ev[i] = 0, w0, 0
+			if r < 0 {
+				continue
+			}
+			row := p.tab.Rows[r*st : r*st+st]
+			w := p.scale * trunc(row[colW], p.gravity)
+			raw[i], kept[i] = w, w
+			nmax = math.Max(nmax, row[colN])
+			if g.cfg.Adaptive {
+				ev[i] = math.Max(0, row[colG]-g0)
+				gsum += ev[i]
+			}
+		}
+		w, ok := 0.0, false
+		if a.Weighting == sparse.ByEvidence && g.cfg.Adaptive {
+			w, ok = sparse.Consensus(g0, w0, ev, kept)
+		}
+		if !ok {
+			w = sparse.Weigh(counts, raw)
+		}
+		o := g.tab.Row(key) * st
+		rows := g.tab.Rows
+		rows[o+colW] = w
+		if g.cfg.Adaptive {
+			rows[o+colG] = gsum
+		}
+		rows[o+colN] = nmax
+	}
+	for _, v := range g.tab.Rows {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return errors.New("merge: the merged model is not finite")
+		}
+	}
+	return nil
+}
+
+// Rekey implements sparse.Rekeyer.
+func (g *GD) Rekey(f func(slot uint32) uint32) error { return g.tab.Rekey(f) }
+
+// Merge implements sparse.Merger for the softmax model, by GD.Merge's
+// rules applied to each of the K weights of a feature: weight w_kj averaged
+// by evidence (its own AdaGrad sum G_kj) or by example counts, G_kj
+// summed, the feature scale N_j the largest, counts and normalisation sums
+// added.
+func (m *Softmax) Merge(a *sparse.MergeArgs) error {
+	if m.tab.Len() != 0 || m.t != m.cfg.InitialT {
+		return errors.New("merge: the receiving softmax model is not new")
+	}
+	if len(a.Parts) == 0 {
+		return errors.New("merge: no models to merge")
+	}
+	k := len(a.Parts)
+	parts := make([]*Softmax, k)
+	tabs := make([]*sparse.Table, k)
+	for i, l := range a.Parts {
+		p, ok := l.(*Softmax)
+		if !ok || p.cfg != m.cfg || p.k != m.k {
+			return fmt.Errorf("model %d: not a %d-class softmax model with this configuration (%T)", i+1, m.k, l)
+		}
+		parts[i], tabs[i] = p, p.tab
+	}
+	var base *Softmax
+	if a.Base != nil {
+		b, ok := a.Base.(*Softmax)
+		if !ok || b.cfg != m.cfg || b.k != m.k {
+			return fmt.Errorf("base model: not a %d-class softmax model with this configuration (%T)", m.k, a.Base)
+		}
+		base = b
+		for i, p := range parts {
+			if p.t < b.t || p.tab.Len() < b.tab.Len() {
+				return fmt.Errorf("model %d has seen fewer examples or features than the base: it was not trained from the base (-i)", i+1)
+			}
+		}
+	}
+	sums := func(get func(*Softmax) float64, none float64) float64 {
+		v := make([]float64, k)
+		for i, p := range parts {
+			v[i] = get(p)
+		}
+		if base != nil {
+			none = get(base)
+		}
+		return sparse.MergedSum(v, none)
+	}
+	m.t = sums(func(p *Softmax) float64 { return p.t }, m.cfg.InitialT)
+	m.normSum = sums(func(p *Softmax) float64 { return p.normSum }, 0)
+	m.totalWeight = sums(func(p *Softmax) float64 { return p.totalWeight }, 0)
+	counts := make([]float64, k)
+	for i, p := range parts {
+		counts[i] = p.t - m.cfg.InitialT
+	}
+	u := sparse.NewUnion(tabs...)
+	st, K := m.stride(), m.k
+	raw, kept, ev := make([]float64, k), make([]float64, k), make([]float64, k)
+	for j, key := range u.Keys {
+		var b0 []float64
+		nmax := 0.0
+		if base != nil {
+			if r := base.tab.Find(key); r >= 0 {
+				b0 = base.tab.Rows[r*st : r*st+st]
+				nmax = b0[smN]
+			}
+		}
+		for i, p := range parts {
+			if r := u.Row(i, j); r >= 0 {
+				nmax = math.Max(nmax, p.tab.Rows[r*st+smN])
+			}
+		}
+		o := m.tab.Row(key) * st
+		rows := m.tab.Rows
+		rows[o+smN] = nmax
+		for c := 0; c < K; c++ {
+			var w0, g0 float64
+			if b0 != nil {
+				w0 = base.scale * b0[1+c]
+				if m.cfg.Adaptive {
+					g0 = b0[1+K+c]
+				}
+			}
+			gsum := g0
+			for i, p := range parts {
+				raw[i], kept[i], ev[i] = 0, w0, 0
+				r := u.Row(i, j)
+				if r < 0 {
+					continue
+				}
+				pr := p.tab.Rows[r*st : r*st+st]
+				raw[i] = p.scale * pr[1+c]
+				kept[i] = raw[i]
+				if m.cfg.Adaptive {
+					ev[i] = math.Max(0, pr[1+K+c]-g0)
+					gsum += ev[i]
+				}
+			}
+			w, ok := 0.0, false
+			if a.Weighting == sparse.ByEvidence && m.cfg.Adaptive {
+				w, ok = sparse.Consensus(g0, w0, ev, kept)
+			}
+			if !ok {
+				w = sparse.Weigh(counts, raw)
+			}
+			rows[o+1+c] = w
+			if m.cfg.Adaptive {
+				rows[o+1+K+c] = gsum
+			}
+		}
+	}
+	for _, v := range m.tab.Rows {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return errors.New("merge: the merged model is not finite")
+		}
+	}
+	return nil
+}
+
+// Rekey implements sparse.Rekeyer.
+func (m *Softmax) Rekey(f func(slot uint32) uint32) error { return m.tab.Rekey(f) }

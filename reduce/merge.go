@@ -1,0 +1,81 @@
+package reduce
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// Merge implements sparse.Merger: class k of the merge is the merge of the
+// parts' class-k bases (each base learner's own rules, sparse/merge.go).
+// Each part numbers the slots it has met in its own order (OAA's
+// numbering), so the parts' bases are first renumbered (sparse.Rekeyer)
+// into one numbering of the union of the parts' slots — the parts are
+// changed by the merge and must not be used after it. Bases that cannot
+// be renumbered or merged are refused with the base's reason.
+func (o *OAA) Merge(a *sparse.MergeArgs) error {
+	if o.ids.Len() != 0 {
+		return errors.New("merge: the receiving --oaa model is not new")
+	}
+	if len(a.Parts) == 0 {
+		return errors.New("merge: no models to merge")
+	}
+	k := len(o.bases)
+	parts := make([]*OAA, 0, len(a.Parts)+1)
+	for i, l := range a.Parts {
+		p, ok := l.(*OAA)
+		if !ok || len(p.bases) != k {
+			return fmt.Errorf("model %d: not an --oaa %d model (%T)", i+1, k, l)
+		}
+		parts = append(parts, p)
+	}
+	var base *OAA
+	if a.Base != nil {
+		b, ok := a.Base.(*OAA)
+		if !ok || len(b.bases) != k {
+			return fmt.Errorf("base model: not an --oaa %d model (%T)", k, a.Base)
+		}
+		base = b
+	}
+	all := parts
+	if base != nil {
+		all = append(all, base)
+	}
+	tabs := make([]*sparse.Table, len(all))
+	for i, p := range all {
+		tabs[i] = p.ids
+	}
+	for _, slot := range sparse.NewUnion(tabs...).Keys {
+		o.ids.Row(slot)
+	}
+	for i, p := range all {
+		renumber := func(n uint32) uint32 { return uint32(o.ids.Find(p.ids.Keys[n])) }
+		for c, b := range p.bases {
+			rk, ok := b.(sparse.Rekeyer)
+			if !ok {
+				return fmt.Errorf("model %d, class %d: a %T cannot be renumbered for merging", i+1, c+1, b)
+			}
+			if err := rk.Rekey(renumber); err != nil {
+				return fmt.Errorf("model %d, class %d: %w", i+1, c+1, err)
+			}
+		}
+	}
+	for c := range o.bases {
+		m, ok := o.bases[c].(sparse.Merger)
+		if !ok {
+			return fmt.Errorf("class %d: a %T cannot be merged", c+1, o.bases[c])
+		}
+		args := &sparse.MergeArgs{Parts: make([]sparse.Learner, len(parts)), Weighting: a.Weighting}
+		for i, p := range parts {
+			args.Parts[i] = p.bases[c]
+		}
+		if base != nil {
+			args.Base = base.bases[c]
+		}
+		if err := m.Merge(args); err != nil {
+			return fmt.Errorf("class %d: %w", c+1, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,168 @@
+package rp
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// Basis implements sparse.SketchMerger: the sketch is Z itself (F = I).
+func (s *Sketch) Basis() ([]float64, int) {
+	if s.p == 0 {
+		return nil, 0
+	}
+	m := s.m
+	C := make([]float64, m*m)
+	for i := 0; i < m; i++ {
+		C[i*m+i] = 1
+	}
+	return C, m
+}
+
+// Merge implements sparse.SketchMerger: the parts' projections are summed,
+// S = Σ_i Ω_i·S_i, as S_i = Σ_t r_t ĝ_tᵀ are sums of independent rank-one
+// terms with E[S_iᵀS_i] = Σĝĝᵀ over part i's examples. Ω_i is a diagonal
+// of independent random signs, drawn from a generator seeded by part i's
+// own state: shards trained with the same --random_seed, or from the same
+// model (every round of parameter mixing), draw the same r_t, and the
+// plain sum would then hold the cross terms Σ_t ĝ_{i,t}ĝ_{j,t}ᵀ of
+// different examples; with the signs E[Ω_iΩ_j] = 0 for i ≠ j and
+// E[SᵀS] = ΣE[S_iᵀS_i], the unbiased estimate of the whole data's Σĝĝᵀ
+// that a single stream's RP sketch is. One part is kept as it is (no
+// cross terms). N = αI + SSᵀ and H = N⁻¹ are recomputed from the merged
+// Z; rounds and counters add up; the captured energy is each part's,
+// rescaled as the core rescaled its rows. The generator continues from a
+// state mixed from every part's (one part: its own), so that its next
+// r_t are new draws for every part.
+func (s *Sketch) Merge(ms *sparse.SketchMerge) error {
+	if s.p != 0 || s.t != 0 {
+		return errors.New("rp: merge into a sketch that is not new")
+	}
+	parts := make([]*Sketch, len(ms.Parts))
+	ts := make([]float64, len(parts))
+	for i, sk := range ms.Parts {
+		p, ok := sk.(*Sketch)
+		if !ok || p.cfg != s.cfg {
+			return fmt.Errorf("rp: cannot merge a %s sketch into rp (m = %d)", sk.Name(), s.m)
+		}
+		parts[i], ts[i] = p, p.t
+	}
+	var base *Sketch
+	if ms.Base != nil {
+		b, ok := ms.Base.(*Sketch)
+		if !ok || b.cfg != s.cfg {
+			return fmt.Errorf("rp: the base's %s sketch does not match rp (m = %d)", ms.Base.Name(), s.m)
+		}
+		base = b
+	}
+	m, n := s.m, ms.N
+	T := make([]float64, m*n)
+	for i, p := range parts {
+		off, q := ms.Rows[i], ms.Rows[i+1]-ms.Rows[i]
+		if q == 0 {
+			continue
+		}
+		if q != m {
+			return fmt.Errorf("rp: part %d has %d rows, want %d", i+1, q, m)
+		}
+		var rng *rand.Rand
+		if len(parts) > 1 {
+			rng = rand.New(rand.NewPCG(p.fingerprint(), 0x6d65726765)) // "merge"
+		}
+		for a := 0; a < m; a++ {
+			sign := 1.0
+			if rng != nil && rng.Uint64()&1 == 1 {
+				sign = -1
+			}
+			T[a*n+off+a] = sign
+		}
+	}
+	r := 0
+	if n > 0 {
+		r = m
+	}
+	gram := ms.Apply(T, r)
+	s.p = r
+	s.alpha = s.cfg.Alpha
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			v := 0.0
+			if r > 0 {
+				v = gram[i*m+j]
+			}
+			if i == j {
+				v += s.alpha
+			}
+			s.N[i*m+j] = v
+		}
+	}
+	if !cholInverse(s.H, s.N, s.w2, m) {
+		return errors.New("rp: merge: αI + SSᵀ of the merged sketch is not positive definite")
+	}
+	s.t = math.Max(0, sparse.MergedSum(ts, baseT(base)))
+	for i, p := range parts {
+		s.chols += p.chols
+		s.skips += p.skips
+		s.fallbk += p.fallbk
+		// Captured energy, rescaled as the core rescaled this part's rows:
+		// by the ratio of its rows' energy in the stack to tr(S_iS_iᵀ).
+		off := ms.Rows[i]
+		var in, own float64
+		for a := 0; a < ms.Rows[i+1]-off; a++ {
+			in += ms.Gram[(off+a)*n+off+a]
+			own += p.N[a*m+a] - p.alpha
+		}
+		ratio := 1.0
+		if own > 0 {
+			ratio = in / own
+		}
+		s.capt += ratio * p.capt
+	}
+	s.k2, s.nmax = s.norms()
+	if len(parts) == 1 {
+		st, err := parts[0].src.MarshalBinary()
+		if err == nil {
+			err = s.src.UnmarshalBinary(st)
+		}
+		if err != nil {
+			return fmt.Errorf("rp: merge: generator state: %w", err)
+		}
+		return nil
+	}
+	var hi, lo uint64
+	for _, p := range parts {
+		f := p.fingerprint()
+		hi ^= f
+		lo ^= f*0x9e3779b97f4a7c15 + 1
+	}
+	s.src.Seed(hi^math.Float64bits(s.t), lo^uint64(len(parts)))
+	return nil
+}
+
+func baseT(b *Sketch) float64 {
+	if b == nil {
+		return 0
+	}
+	return b.t
+}
+
+// fingerprint hashes the sketch's state (generator, rounds, N): two parts
+// with the same fingerprint are the same sketch.
+func (s *Sketch) fingerprint() uint64 {
+	h := fnv.New64a()
+	st, _ := s.src.MarshalBinary()
+	h.Write(st)
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], math.Float64bits(s.t))
+	h.Write(b[:])
+	for _, v := range s.N {
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+		h.Write(b[:])
+	}
+	return h.Sum64()
+}

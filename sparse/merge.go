@@ -1,0 +1,252 @@
+package sparse
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Merging models trained on disjoint shards of the data (sparseson merge,
+// issue 18). The CLI loads every shard's model, checks that their options
+// agree, builds a new untrained learner with those options and asks it,
+// through the optional Merger interface, to become the merge of the parts.
+// A learner that does not implement Merger cannot be merged (full ONS,
+// whose A_t is a dense d×d matrix; NASA's per-feature variation state).
+//
+// The rules every implementation follows, and what they guarantee:
+//
+//   - Weights are averaged. VW's model merger (merge.cc) weights each model
+//     by its weighted example count; for adaptive models (gd.cc,
+//     merge_weights_with_save_resume) it weights each feature of each model
+//     by the share of that feature's AdaGrad accumulator instead (do_weighting
+//     in accumulate.cc). Both are offered (Weighting); ByEvidence is the
+//     default, and with a base it becomes Consensus, which counts the
+//     base's evidence once. An average of weights is not the model one
+//     stream would have trained — no rule of this kind has that guarantee
+//     for online learners — but it is exact on features only one part has
+//     seen (ByEvidence) and on any model whose parts agree.
+//   - Sums stay sums. Counters and accumulators that add up over examples
+//     (example counts, AdaGrad's Σg², SON's pre-scaling D, normalisation
+//     sums) are added, so that the merged model's learning rates are those
+//     of a model that has seen every part's examples: exact.
+//   - With a base (iterative parameter mixing: every part was trained from
+//     the same model), what the parts share through the base is counted
+//     once: a sum becomes base + Σ(part − base), exact for accumulators,
+//     which only grow; for sketches, whose shared part cannot be subtracted,
+//     see SON.Merge.
+//   - merge(one part) is the part as a function — same predictions and
+//     weights, to rounding — and the merged model trains on (it is an
+//     ordinary model of its kind); order of the parts changes only rounding.
+//
+// Implementing Merger for a new learner (ada/ and friends): build nothing
+// in Merge but from the receiver's own configuration; type-assert the parts
+// (and the base) to the receiver's type and refuse any other type or
+// configuration with an error; read the parts without changing what they
+// predict; use Union for the feature slots (it gives an order that does not
+// depend on the parts' order), MergedSum for counters, and for weights
+// Consensus (ByEvidence) or Weigh (ByExamples). A learner whose curvature
+// is an FD sketch merges it through SketchMerger (fd.Sketch implements it:
+// stack the parts' rows S_i = C_i·Z_i, hand their Gram matrix to the
+// sketch's Merge, write the Z it asks for), as SON.Merge does. Implement
+// Rekeyer too (usually one line, Table.Rekey) so that the learner can be a
+// base of --oaa. The CLI needs nothing more: it finds Merger by type
+// assertion on the learner its family builds.
+
+// Weighting says how the parts' weights are averaged.
+type Weighting int
+
+const (
+	// ByEvidence weights each part's weight for a feature by the part's
+	// evidence for that feature, its sum of squared gradients on it
+	// (AdaGrad's accumulator, SON's pre-scaling D), as VW's merger does for
+	// adaptive models; with a base, by Consensus. A feature only one part
+	// has seen keeps that part's weight. Where a learner keeps no such
+	// sum, or every part's is 0, the weights are averaged ByExamples.
+	ByEvidence Weighting = iota
+	// ByExamples weights each part's weights by its weighted example count
+	// (VW's per_model_weighting); a part that has never seen a feature
+	// counts with weight 0 for it.
+	ByExamples
+)
+
+// String is the flag value of w.
+func (w Weighting) String() string {
+	if w == ByExamples {
+		return "examples"
+	}
+	return "evidence"
+}
+
+// MergeArgs is what a Merger merges.
+type MergeArgs struct {
+	// Parts are the models to merge, at least one, of the receiver's type
+	// and configuration. Merge may change them (reduce.OAA renumbers its
+	// parts' slots): they are loaded for the merge only.
+	Parts []Learner
+	// Base, if not nil, is the model every part was trained from (a round
+	// of iterative parameter mixing); what it holds is counted once.
+	Base Learner
+	// Weighting is the averaging rule for weights.
+	Weighting Weighting
+}
+
+// Merger is implemented by learners whose models can be merged.
+type Merger interface {
+	Learner
+	// Merge sets the receiver — a new, untrained learner built from the
+	// parts' options — to the merge of a.Parts (see the rules above). It
+	// refuses parts of another type or configuration with an error.
+	Merge(a *MergeArgs) error
+}
+
+// Rekeyer is implemented by learners whose feature slots can be
+// renumbered: a reduction that numbers slots itself (reduce.OAA) maps each
+// part's numbers to the merged model's before merging its base learners.
+type Rekeyer interface {
+	// Rekey replaces every slot k the learner holds state for by f(k); f
+	// must be one-to-one on those slots and map into the hash space. On
+	// error the learner is unusable.
+	Rekey(f func(slot uint32) uint32) error
+}
+
+// Rekey renumbers the table's slots by f (see Rekeyer): rows do not move,
+// only their keys and the index change, O(rows).
+func (t *Table) Rekey(f func(slot uint32) uint32) error {
+	for _, k := range t.Keys {
+		t.index[k] = 0
+	}
+	for r, k := range t.Keys {
+		n := f(k)
+		if n > t.mask {
+			return fmt.Errorf("rekey: slot %d outside the %d-slot hash space", n, t.mask+1)
+		}
+		if t.index[n] != 0 {
+			return fmt.Errorf("rekey: two features map to slot %d", n)
+		}
+		t.Keys[r] = n
+		t.index[n] = int32(r + 1)
+	}
+	return nil
+}
+
+// Union is the union of the feature slots of several tables, with each
+// slot's row in each table.
+type Union struct {
+	// Keys are the slots, ordered by their earliest relative position in
+	// any table (row/len: a table's rows are in first-seen order, so the
+	// frequent features come first, as they do in a trained table), ties by
+	// slot. The order does not depend on the order of the tables, and for
+	// one table it is that table's.
+	Keys []uint32
+	rows [][]int32
+}
+
+// NewUnion returns the union of the tables' slots.
+func NewUnion(tabs ...*Table) *Union {
+	type entry struct {
+		rank float64
+		slot uint32
+	}
+	pos := map[uint32]int{}
+	var es []entry
+	for _, t := range tabs {
+		n := float64(t.Len())
+		for r, k := range t.Keys {
+			rank := float64(r) / n
+			if i, ok := pos[k]; ok {
+				es[i].rank = min(es[i].rank, rank)
+				continue
+			}
+			pos[k] = len(es)
+			es = append(es, entry{rank, k})
+		}
+	}
+	sort.Slice(es, func(i, j int) bool {
+		if es[i].rank != es[j].rank {
+			return es[i].rank < es[j].rank
+		}
+		return es[i].slot < es[j].slot
+	})
+	u := &Union{Keys: make([]uint32, len(es)), rows: make([][]int32, len(tabs))}
+	for i, e := range es {
+		u.Keys[i] = e.slot
+	}
+	for i, t := range tabs {
+		rows := make([]int32, len(es))
+		for j, k := range u.Keys {
+			rows[j] = int32(t.Find(k))
+		}
+		u.rows[i] = rows
+	}
+	return u
+}
+
+// Row returns the row of Keys[j] in table i, or -1 if that table has none.
+func (u *Union) Row(i, j int) int { return int(u.rows[i][j]) }
+
+// MergedSum combines a counter that adds up over examples: base + Σ(part −
+// base), i.e. Σ parts without a base (base 0).
+func MergedSum(parts []float64, base float64) float64 {
+	s := base
+	for _, v := range parts {
+		s += v - base
+	}
+	return s
+}
+
+// Weigh averages the parts' values v_i of one weight with weights a_i:
+// Σa_i v_i / Σa_i, or 0 if Σa_i is not positive (ByExamples).
+func Weigh(a, v []float64) float64 {
+	var den float64
+	for _, ai := range a {
+		den += ai
+	}
+	if !(den > 0) {
+		return 0
+	}
+	// Shares first, so that one part's weight comes back exactly.
+	var w float64
+	for i, ai := range a {
+		w += ai / den * v[i]
+	}
+	return w
+}
+
+// Consensus is ByEvidence's combination of one weight: the parts' weights
+// w_i with evidence P₀ + ΔP_i, where P₀ and w₀ are the base's evidence and
+// weight (0 and 0 without a base; a part that never saw the feature
+// passes w_i = w₀, ΔP_i = 0):
+//
+//	w = (P₀·(w₀ + Σ_i(w_i − w₀)) + Σ_i ΔP_i·w_i) / (P₀ + Σ_i ΔP_i).
+//
+// It is the mode of the product of the parts' posteriors N(w_i, 1/P_i)
+// with the base's N(w₀, 1/P₀), which every part includes, counted once —
+// the consensus of Gaussian posteriors (Scott et al., "Bayes and big data:
+// the consensus Monte Carlo algorithm", 2016; Neiswanger, Wang and Xing,
+// "Asymptotically exact, embarrassingly parallel MCMC", 2014) with each
+// part's precision taken as its diagonal evidence Σg² (which, for the
+// logistic loss, estimates the Fisher information: E[ℓ′²] = E[ℓ″]). With
+// no base it is the evidence-weighted average (VW's rule for adaptive
+// models); where the base's evidence dominates the parts' new evidence (a
+// later round of parameter mixing) it tends to the sum of the parts'
+// changes, which is what one sequential pass over every part would apply
+// to first order. ok is false where there is no evidence at all.
+func Consensus(p0, w0 float64, dp, w []float64) (v float64, ok bool) {
+	den, moved := p0, w0
+	for i, d := range dp {
+		den += d
+		moved += w[i] - w0
+	}
+	if !(den > 0) {
+		return 0, false
+	}
+	// Shares first, so that one part's weight comes back exactly.
+	if p0 > 0 {
+		v = p0 / den * moved
+	}
+	for i, d := range dp {
+		if d > 0 {
+			v += d / den * w[i]
+		}
+	}
+	return v, true
+}

@@ -1,0 +1,94 @@
+package sparse_test
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/sparseson/sparseson/sparse"
+)
+
+func table(keys ...uint32) *sparse.Table {
+	t := sparse.NewTable(8, 1)
+	for _, k := range keys {
+		t.Row(k)
+	}
+	return t
+}
+
+// TestUnion: every slot once, rows looked up right, an order that does not
+// depend on the tables' order, and one table's own order for one table.
+func TestUnion(t *testing.T) {
+	a, b, c := table(5, 9, 1, 7), table(9, 3), table(200, 5, 3, 8, 1)
+	u := sparse.NewUnion(a, b, c)
+	v := sparse.NewUnion(c, a, b)
+	if !slices.Equal(u.Keys, v.Keys) {
+		t.Fatalf("order depends on the tables' order: %v against %v", u.Keys, v.Keys)
+	}
+	want := []uint32{1, 3, 5, 7, 8, 9, 200}
+	got := slices.Clone(u.Keys)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("union %v, want the slots %v", u.Keys, want)
+	}
+	for j, k := range u.Keys {
+		for i, tab := range []*sparse.Table{a, b, c} {
+			if u.Row(i, j) != tab.Find(k) {
+				t.Fatalf("slot %d table %d: row %d, want %d", k, i, u.Row(i, j), tab.Find(k))
+			}
+		}
+	}
+	if one := sparse.NewUnion(c); !slices.Equal(one.Keys, c.Keys) {
+		t.Fatalf("one table: %v, want its order %v", one.Keys, c.Keys)
+	}
+}
+
+func TestTableRekey(t *testing.T) {
+	tab := table(5, 9, 1)
+	if err := tab.Rekey(func(k uint32) uint32 { return 255 - k }); err != nil {
+		t.Fatal(err)
+	}
+	for r, k := range []uint32{250, 246, 254} {
+		if tab.Find(k) != r || tab.Keys[r] != k {
+			t.Fatalf("slot %d: row %d, want %d", k, tab.Find(k), r)
+		}
+	}
+	for _, old := range []uint32{5, 9, 1} {
+		if tab.Find(old) != -1 {
+			t.Fatalf("old slot %d still found", old)
+		}
+	}
+	if err := table(1, 2).Rekey(func(uint32) uint32 { return 3 }); err == nil {
+		t.Fatal("two slots mapped to one without an error")
+	}
+	if err := table(1).Rekey(func(uint32) uint32 { return 1 << 8 }); err == nil {
+		t.Fatal("a slot outside the hash space without an error")
+	}
+}
+
+// TestConsensus: without a base the evidence-weighted average; a feature
+// one part alone has seen keeps that part's weight; parts that are the
+// base give the base; when the base's evidence dominates, the sum of the
+// parts' changes; and no evidence is reported.
+func TestConsensus(t *testing.T) {
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*(1+math.Abs(b)) }
+	if v, ok := sparse.Consensus(0, 0, []float64{1, 3}, []float64{2, 6}); !ok || !near(v, (1*2+3*6)/4.0) {
+		t.Fatalf("average: %v", v)
+	}
+	if v, _ := sparse.Consensus(0, 0, []float64{0, 5, 0}, []float64{0, -1.5, 0}); !near(v, -1.5) {
+		t.Fatalf("one part: %v", v)
+	}
+	if v, _ := sparse.Consensus(4, 0.7, []float64{0, 0}, []float64{0.7, 0.7}); !near(v, 0.7) {
+		t.Fatalf("copies of the base: %v", v)
+	}
+	v, _ := sparse.Consensus(1e9, 1, []float64{1, 1, 1}, []float64{1.5, 0.5, 2})
+	if math.Abs(v-(1+0.5-0.5+1)) > 1e-6 {
+		t.Fatalf("base-dominated: %v, want the sum of the changes %v", v, 2.0)
+	}
+	if _, ok := sparse.Consensus(0, 0, []float64{0, 0}, []float64{1, 2}); ok {
+		t.Fatal("no evidence reported as a consensus")
+	}
+	if got := sparse.MergedSum([]float64{5, 7}, 3); got != 9 {
+		t.Fatalf("MergedSum = %v, want 3 + 2 + 4", got)
+	}
+}

@@ -1,0 +1,285 @@
+package sparse_test
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/sparseson/sparseson/fd"
+	"github.com/sparseson/sparseson/internal/dense"
+	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/oja"
+	"github.com/sparseson/sparseson/rp"
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// sonForm is one way of running SON, with a constructor for each sketch.
+type sonForm struct {
+	name string
+	cfg  sparse.SONConfig
+}
+
+var mergeForms = []sonForm{
+	{"scaled", sparse.SONConfig{Bits: 10, C: math.Inf(1), Diag: true, Scaled: true}},
+	{"paper_diag", sparse.SONConfig{Bits: 10, C: math.Inf(1), Eta0: 1, Diag: true}},
+	{"paper_plain", sparse.SONConfig{Bits: 10, C: 2, Eta0: 1}},
+}
+
+var mergeSketches = []string{"none", "oja", "fd", "rfd", "fd_fast", "rp"}
+
+func newMergeSketch(t *testing.T, name string, scaled bool) sparse.Sketch {
+	t.Helper()
+	var sk sparse.Sketch
+	var err error
+	switch name {
+	case "none":
+		sk = &sparse.NoSketch{A: 1}
+	case "oja":
+		sk, err = oja.New(oja.Config{M: 5, Alpha: 1, Rate: 1})
+	case "fd", "rfd", "fd_fast":
+		sk, err = fd.New(fd.Config{M: 5, Alpha: 1, Robust: name == "rfd", Fast: name == "fd_fast", HostAlpha: scaled})
+	case "rp":
+		sk, err = rp.New(rp.Config{M: 5, Alpha: 1, Seed: 7, HostAlpha: scaled})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sk
+}
+
+func newMergeSON(t *testing.T, f sonForm, sketch string) *sparse.SON {
+	t.Helper()
+	s, err := sparse.NewSON(f.cfg, loss.Logistic{}, newMergeSketch(t, sketch, f.cfg.Scaled))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func train(s *sparse.SON, data []sparse.Example) *sparse.SON {
+	for i := range data {
+		s.Learn(&data[i])
+	}
+	return s
+}
+
+func mergeSONs(t *testing.T, f sonForm, sketch string, base sparse.Learner, parts ...*sparse.SON) *sparse.SON {
+	t.Helper()
+	out := newMergeSON(t, f, sketch)
+	args := &sparse.MergeArgs{Base: base}
+	for _, p := range parts {
+		args.Parts = append(args.Parts, p)
+	}
+	if err := out.Merge(args); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// roundTrip saves s and loads it back, as a model file would.
+func roundTrip(t *testing.T, f sonForm, sketch string, s *sparse.SON) *sparse.SON {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := model.Encode(&buf, model.Options{}, s.Save); err != nil {
+		t.Fatal(err)
+	}
+	_, r, err := model.Parse(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := sparse.LoadSON(r, f.cfg, loss.Logistic{}, newMergeSketch(t, sketch, f.cfg.Scaled))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func weights(l sparse.Learner) map[uint32]float64 {
+	w := map[uint32]float64{}
+	l.Weights(func(slot uint32, v float64) { w[slot] = v })
+	return w
+}
+
+// maxRelWeights is max |Δw|/(1 + max|w|) over both models' slots.
+func maxRelWeights(a, b map[uint32]float64) float64 {
+	var scale, diff float64
+	for k, v := range a {
+		scale = math.Max(scale, math.Abs(v))
+		diff = math.Max(diff, math.Abs(v-b[k]))
+	}
+	for k, v := range b {
+		if _, ok := a[k]; !ok {
+			diff = math.Max(diff, math.Abs(v))
+		}
+	}
+	return diff / (1 + scale)
+}
+
+// sketchGram returns SᵀS (d×d) of a SON learner's sketch, S = C·Z.
+func sketchGram(s *sparse.SON, d int) [][]float64 {
+	C, q := s.Sketch().(sparse.SketchMerger).Basis()
+	p := s.Sketch().Rows()
+	Z := dense.ZMatrix(s, p, d)
+	out := make([][]float64, d)
+	for i := range out {
+		out[i] = make([]float64, d)
+	}
+	for a := 0; a < q; a++ {
+		row := make([]float64, d)
+		for k := 0; k < p; k++ {
+			for j := range row {
+				row[j] += C[a*p+k] * Z[k][j]
+			}
+		}
+		for i, x := range row {
+			for j, y := range row {
+				out[i][j] += x * y
+			}
+		}
+	}
+	return out
+}
+
+func maxRelGram(a, b [][]float64) float64 {
+	var scale, diff float64
+	for i := range a {
+		for j := range a[i] {
+			scale = math.Max(scale, math.Abs(b[i][j]))
+			diff = math.Max(diff, math.Abs(a[i][j]-b[i][j]))
+		}
+	}
+	return diff / math.Max(scale, 1e-300)
+}
+
+// TestSONMergeOne: the merge of one model is that model — the same
+// predictions and weights, the same sketch SᵀS, counters and Σg² — and it
+// trains on as the model would (to rounding: the merge stores w with b = 0
+// and Z in the sketch's eigenbasis, so later steps round differently);
+// a save and load of the merge predicts and trains bit for bit as it.
+func TestSONMergeOne(t *testing.T) {
+	const d = 60
+	data := dense.Problem{D: d, S: 8, T: 500, Loss: "logistic", Seed: 21}.Examples()
+	for _, f := range mergeForms {
+		for _, sk := range mergeSketches {
+			t.Run(f.name+"_"+sk, func(t *testing.T) {
+				part := train(newMergeSON(t, f, sk), data[:300])
+				one := mergeSONs(t, f, sk, nil, part)
+				for i := 300; i < 400; i++ {
+					if a, b := one.Predict(&data[i]), part.Predict(&data[i]); dense.Rel(a, b) > 1e-9 {
+						t.Fatalf("example %d: merged predicts %v, the model %v", i, a, b)
+					}
+				}
+				if e := maxRelWeights(weights(one), weights(part)); e > 1e-9 {
+					t.Fatalf("weights differ by %.3g", e)
+				}
+				if e := maxRelGram(sketchGram(one, d), sketchGram(part, d)); e > 1e-9 {
+					t.Fatalf("sketch SᵀS differs by %.3g", e)
+				}
+				t1, w1, dd1 := sparse.MergeState(one)
+				t2, w2, dd2 := sparse.MergeState(part)
+				if t1 != t2 || w1 != w2 || fmt.Sprint(dd1) != fmt.Sprint(dd2) {
+					t.Fatalf("counters or Σg² differ: t %v/%v W %v/%v", t1, t2, w1, w2)
+				}
+				loaded := roundTrip(t, f, sk, one)
+				var worst float64
+				for i := 400; i < 500; i++ {
+					a, b, c := one.Learn(&data[i]), part.Learn(&data[i]), loaded.Learn(&data[i])
+					worst = math.Max(worst, dense.Rel(a, b))
+					if a != c {
+						t.Fatalf("example %d: the saved merge learns %v, the merge %v", i, c, a)
+					}
+				}
+				if worst > 1e-6 {
+					t.Fatalf("training on: merged and original predictions drift apart by %.3g", worst)
+				}
+			})
+		}
+	}
+}
+
+// TestSONMergeOrder: the parts' order changes only rounding.
+func TestSONMergeOrder(t *testing.T) {
+	const d = 60
+	data := dense.Problem{D: d, S: 8, T: 700, Loss: "logistic", Seed: 22}.Examples()
+	for _, f := range mergeForms {
+		for _, sk := range mergeSketches {
+			t.Run(f.name+"_"+sk, func(t *testing.T) {
+				a := train(newMergeSON(t, f, sk), data[:250])
+				b := train(newMergeSON(t, f, sk), data[250:400])
+				c := train(newMergeSON(t, f, sk), data[400:600])
+				m1 := mergeSONs(t, f, sk, nil, a, b, c)
+				m2 := mergeSONs(t, f, sk, nil, c, a, b)
+				for i := 600; i < 700; i++ {
+					if x, y := m1.Predict(&data[i]), m2.Predict(&data[i]); dense.Rel(x, y) > 1e-9 {
+						t.Fatalf("example %d: %v against %v", i, x, y)
+					}
+				}
+				if e := maxRelGram(sketchGram(m1, d), sketchGram(m2, d)); e > 1e-9 {
+					t.Fatalf("sketch SᵀS differs by %.3g", e)
+				}
+				// The merge learns on and stays finite.
+				for i := 600; i < 700; i++ {
+					if p := m1.Learn(&data[i]); math.IsNaN(p) || math.IsInf(p, 0) {
+						t.Fatalf("example %d: prediction %v", i, p)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestSONMergeSums: Σg² and the counters add up exactly, without and with
+// a base; parts that are copies of the base merge into the base.
+func TestSONMergeSums(t *testing.T) {
+	const d = 60
+	data := dense.Problem{D: d, S: 8, T: 600, Loss: "logistic", Seed: 23}.Examples()
+	f := mergeForms[0]
+	for _, sk := range []string{"oja", "fd"} {
+		t.Run(sk, func(t *testing.T) {
+			base := train(newMergeSON(t, f, sk), data[:200])
+			copies := []*sparse.SON{roundTrip(t, f, sk, base), roundTrip(t, f, sk, base)}
+			same := mergeSONs(t, f, sk, base, copies...)
+			if e := maxRelWeights(weights(same), weights(base)); e > 1e-9 {
+				t.Fatalf("merge of copies of the base differs from it by %.3g", e)
+			}
+			a := train(roundTrip(t, f, sk, base), data[200:400])
+			b := train(roundTrip(t, f, sk, base), data[400:600])
+			m := mergeSONs(t, f, sk, base, a, b)
+			t0, w0, dd0 := sparse.MergeState(base)
+			ta, wa, dda := sparse.MergeState(a)
+			tb, wb, ddb := sparse.MergeState(b)
+			tm, wm, ddm := sparse.MergeState(m)
+			if tm != t0+(ta-t0)+(tb-t0) || wm != w0+(wa-w0)+(wb-w0) {
+				t.Fatalf("t = %v, W = %v; want %v, %v", tm, wm, ta+tb-t0, wa+wb-w0)
+			}
+			for k, v := range ddm {
+				want := dd0[k] + (dda[k] - dd0[k]) + (ddb[k] - dd0[k])
+				if math.Abs(v-want) > 1e-12*(1+want) {
+					t.Fatalf("slot %d: Σg² %v, want %v", k, v, want)
+				}
+			}
+		})
+	}
+}
+
+// TestSONMergeRefuses: other learners, configurations and sketches are
+// refused.
+func TestSONMergeRefuses(t *testing.T) {
+	f := mergeForms[0]
+	a := newMergeSON(t, f, "fd")
+	for _, c := range []struct {
+		name string
+		part sparse.Learner
+	}{
+		{"other sketch", newMergeSON(t, f, "oja")},
+		{"other form", newMergeSON(t, mergeForms[1], "fd")},
+		{"not SON", &sparse.Full{}},
+	} {
+		out := newMergeSON(t, f, "fd")
+		if err := out.Merge(&sparse.MergeArgs{Parts: []sparse.Learner{a, c.part}}); err == nil {
+			t.Fatalf("%s: merged", c.name)
+		}
+	}
+}
