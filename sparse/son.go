@@ -164,7 +164,7 @@ func NewSON(cfg SONConfig, l loss.Loss, sk Sketch) (*SON, error) {
 		s.y = make([]float64, pmax)
 		s.kb = make([]float64, pmax)
 		s.tk = make([]float64, pmax*pmax)
-		s.lz.tmp = make([]float64, pmax*pmax)
+		s.lz.tmp = make([]float64, (1+pmax)*pmax)
 	}
 	return s, nil
 }
@@ -205,9 +205,6 @@ func (s *SON) resolve(ex *Example, create bool) (n float64) {
 		o := -1
 		if r >= 0 {
 			o = r * s.stride
-			if s.lz.on && (r == len(s.lz.stamp) || s.lz.stamp[r] != s.lz.gen) {
-				s.current(r)
-			}
 		}
 		s.offs = append(s.offs, o)
 		x := ex.Val[i]
@@ -218,6 +215,23 @@ func (s *SON) resolve(ex *Example, create bool) (n float64) {
 		}
 		s.xt = append(s.xt, x)
 		n += x * x
+	}
+	// Deferred steps are brought up to date in a second loop: the lookups
+	// above then follow one another without dependent work between them,
+	// so the processor overlaps their cache misses (slot index and row),
+	// as it does for a sketch without deferral. Refreshing inside the
+	// lookup loop, the slot-index lookups of ten FD passes over news20
+	// took 0.43–0.51 s of CPU profile, against 0.08 s in two loops.
+	if s.lz.on {
+		l := &s.lz
+		for _, o := range s.offs {
+			if o < 0 {
+				continue
+			}
+			if r := o / s.stride; r == len(l.stamp) || l.stamp[r] != l.gen {
+				s.current(r)
+			}
+		}
 	}
 	return n
 }
