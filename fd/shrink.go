@@ -236,7 +236,7 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int) (kab flo
 	// column of F_a.
 	dd := s.dsc[:p]
 	for j := 0; j < p; j++ {
-		dd[j] = math.Sqrt(math.Max(s.K[j*pm+j], 0))
+		dd[j] = math.Sqrt(max(s.K[j*pm+j], 0))
 		if !(dd[j] > 0) || !isFinite(dd[j]) {
 			dd[j] = 1
 		}
@@ -261,10 +261,16 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int) (kab flo
 	for j := range d {
 		d[j] *= dd[j]
 	}
+	// K′_ij = K_ij + (cδ_i)z_j + (cz_i + κδ_i)δ_j on and above the
+	// diagonal, two vector updates per row; the lower triangle mirrors it,
+	// so that K stays exactly symmetric.
 	for i := 0; i < p; i++ {
-		ai := c * z[i]
-		for j := 0; j < p; j++ {
-			s.k2[i*pm+j] = s.K[i*pm+j] + d[i]*c*z[j] + ai*d[j] + kap*d[i]*d[j]
+		row := s.k2[i*pm+i : i*pm+p]
+		copy(row, s.K[i*pm+i:i*pm+p])
+		axpy(c*d[i], z[i:p], row)
+		axpy(c*z[i]+kap*d[i], d[i:p], row)
+		for j := i + 1; j < p; j++ {
+			s.k2[j*pm+i] = row[j-i]
 		}
 	}
 	// Row j becomes Z_j + δ_jĝ, computed to ε·(‖Z_j‖ + |δ_j|‖ĝ‖):
@@ -279,11 +285,11 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int) (kab flo
 	var sw, dmin, dmax float64
 	dmin = math.Inf(1)
 	for j := range d {
-		nj := math.Sqrt(math.Max(s.k2[j*pm+j], 0))
+		nj := math.Sqrt(max(s.k2[j*pm+j], 0))
 		if d[j] != 0 {
-			sw = math.Max(sw, (s.dsc[j]+math.Abs(d[j])*gn)/math.Min(nj, s.dsc[j]))
+			sw = max(sw, (s.dsc[j]+math.Abs(d[j])*gn)/min(nj, s.dsc[j]))
 		}
-		dmin, dmax = math.Min(dmin, nj), math.Max(dmax, nj)
+		dmin, dmax = min(dmin, nj), max(dmax, nj)
 	}
 	kab = s.condEst(s.k2, p, keep, nil, 0)
 	kab = math.Max(kab, sw*sw)
@@ -304,7 +310,7 @@ func (s *Sketch) condEst(K []float64, p, keep int, a []float64, kap float64) flo
 	pm, fs := s.pmax, s.pmax+1
 	dd, inv := s.dsc[:p+1], s.dinv[:p+1]
 	for j := 0; j < p; j++ {
-		dd[j] = math.Sqrt(math.Max(K[j*pm+j], 0))
+		dd[j] = math.Sqrt(max(K[j*pm+j], 0))
 		inv[j] = 0
 		if dd[j] > 0 {
 			inv[j] = 1 / dd[j]
