@@ -85,6 +85,7 @@ type lazyZ struct {
 	blk, prod []float64
 	ld, used  int
 	tmp       []float64
+	touch     float64 // see resolve
 
 	steps, flushes, refreshes int64
 }

