@@ -143,7 +143,10 @@ func (s *Sketch) eigGram(z []float64, c, kap float64, zero bool, lam, U []float6
 			G[i*g+i] = s.E[i]
 		}
 	} else {
-		s.gramInto(G, g)
+		W := s.gramW()
+		for i := 0; i < q; i++ {
+			copy(G[i*g:i*g+q], W[i*q:i*q+q])
+		}
 	}
 	if !zero {
 		v := s.y1[:q]
@@ -359,6 +362,7 @@ func (s *Sketch) condEst(K []float64, p, keep int, a []float64, kap float64) flo
 
 // doAbsorb commits the absorb candidate (δ in dlt, K′ in k2).
 func (s *Sketch) doAbsorb(h sparse.Host, keep int, rho float64) {
+	s.invalidate()
 	p, pm := s.p, s.pmax
 	for i := 0; i < p; i++ {
 		copy(s.K[i*pm:i*pm+p], s.k2[i*pm:i*pm+p])
@@ -381,6 +385,7 @@ func (s *Sketch) doAppend(h sparse.Host, keep int, rho, c, kap float64, z []floa
 // commit installs the shrunk sketch: C = E′^{1/2}·F_a (F_a in fa, p columns
 // after any append), the diagonal state, and RFD's α.
 func (s *Sketch) commit(keep int, rho float64, knormStale bool) {
+	s.invalidate()
 	p, pm, fs := s.p, s.pmax, s.pmax+1
 	for i := 0; i < keep; i++ {
 		se := math.Sqrt(s.eNew[i])
@@ -403,6 +408,7 @@ func (s *Sketch) commit(keep int, rho float64, knormStale bool) {
 
 // setDiag enters the diagonal state with q = keep rows and E = eNew.
 func (s *Sketch) setDiag(keep int) {
+	s.invalidate()
 	lb := s.lb
 	s.q = keep
 	s.diag = true
@@ -423,6 +429,7 @@ func (s *Sketch) setDiag(keep int) {
 // unit norm keep the row band meaningful and the core's fold bound
 // ‖b‖²·ZNorm2 from counting mere differences of scale between rows.
 func (s *Sketch) appendRow(h sparse.Host, c, kap float64, z []float64) float64 {
+	s.invalidate()
 	p, pm := s.p, s.pmax
 	nrm := math.Sqrt(kap)
 	sc := 1 / nrm
