@@ -51,10 +51,9 @@ func (s *Sketch) Captured() (v float64) {
 		return v
 	}
 	q := s.q
-	G := s.g[:q*q]
-	s.gramInto(G, q)
+	W := s.gramW()
 	for i := 0; i < q; i++ {
-		v += G[i*q+i]
+		v += W[i*q+i]
 	}
 	return v
 }

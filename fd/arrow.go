@@ -147,7 +147,7 @@ func (a *arrowEig) solve(d, z []float64, kappa float64, lam, u []float64) bool {
 	a.iters = 0
 	sc := math.Abs(kappa)
 	for i := 0; i < n; i++ {
-		sc = math.Max(sc, math.Max(math.Abs(d[i]), math.Abs(z[i])))
+		sc = max(sc, math.Abs(d[i]), math.Abs(z[i]))
 	}
 	if !isFinite(sc) {
 		return false

@@ -2,7 +2,6 @@ package fd
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"sync"
 	"testing"
@@ -138,10 +137,10 @@ var (
 )
 
 // BenchmarkNews20 (set FD_DATA to ../shared/data): Oja-SON, FD-SON and
-// RFD₀-SON at m = 10 on news20.train with the CLI's defaults (pre-scaling,
-// logistic loss, η_t = 1/√t; α = 2 and C = ∞ for Oja and FD, α₀ = 0 and
-// C = 1 for RFD₀), FD and RFD₀ also with Dsyev in every shrink
-// (Config.Dsyev), at -b 16, 18 and 24. Each learner first learns the
+// RFD₀-SON at m = 10 on news20.train as `sparseson --oja/--fd/--rfd -m 10
+// --loss_function logistic` trains it (the hashed VW file and the
+// scaled-space defaults, cliSON), FD and RFD₀ also with Dsyev in every
+// shrink (Config.Dsyev), at -b 16, 18 and 24. Each learner first learns the
 // whole set once, then b.N further examples are timed (run with
 // -benchtime 11314x for a pass). With -count N the variants alternate, so
 // that a shared machine's load hits them alike; take the fastest of each.
@@ -150,7 +149,7 @@ var (
 func BenchmarkNews20(b *testing.B) {
 	dir := os.Getenv("FD_DATA")
 	if dir == "" {
-		b.Skip("set FD_DATA to the directory with news20.train.svm.gz")
+		b.Skip("set FD_DATA to the directory with news20.train.vw.gz")
 	}
 	load := func(bits uint) []sparse.Example {
 		news20Mu.Lock()
@@ -161,25 +160,24 @@ func BenchmarkNews20(b *testing.B) {
 		if d, ok := news20Data[bits]; ok {
 			return d
 		}
-		d, err := readLIBSVM(dir+"/news20.train.svm.gz", bits)
+		d, err := readVW(dir+"/news20.train.vw.gz", bits)
 		if err != nil {
 			b.Fatal(err)
 		}
 		news20Data[bits] = d
 		return d
 	}
-	inf := math.Inf(1)
+	dsyev := func(cfg Config) Config { cfg.Dsyev = true; return cfg }
 	for _, bits := range []uint{16, 18, 24} {
 		for _, v := range []struct {
 			name string
-			C    float64
 			mk   func() (sparse.Sketch, error)
 		}{
-			{"oja", inf, func() (sparse.Sketch, error) { return oja.New(oja.Config{M: 10, Alpha: 2, Rate: 1}) }},
-			{"fd", inf, func() (sparse.Sketch, error) { return New(Config{M: 10, Alpha: 2}) }},
-			{"fd_dsyev", inf, func() (sparse.Sketch, error) { return New(Config{M: 10, Alpha: 2, Dsyev: true}) }},
-			{"rfd", 1, func() (sparse.Sketch, error) { return New(Config{M: 10, Robust: true}) }},
-			{"rfd_dsyev", 1, func() (sparse.Sketch, error) { return New(Config{M: 10, Robust: true, Dsyev: true}) }},
+			{"oja", func() (sparse.Sketch, error) { return oja.New(oja.Config{M: 10, Alpha: 1, Rate: 1}) }},
+			{"fd", func() (sparse.Sketch, error) { return New(cliFD(10, false)) }},
+			{"fd_dsyev", func() (sparse.Sketch, error) { return New(dsyev(cliFD(10, false))) }},
+			{"rfd", func() (sparse.Sketch, error) { return New(cliFD(10, true)) }},
+			{"rfd_dsyev", func() (sparse.Sketch, error) { return New(dsyev(cliFD(10, true))) }},
 		} {
 			b.Run(fmt.Sprintf("b=%d/%s", bits, v.name), func(b *testing.B) {
 				data := load(bits)
@@ -187,7 +185,7 @@ func BenchmarkNews20(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				son, err := sparse.NewSON(sparse.SONConfig{Bits: bits, C: v.C, Eta0: 1, Diag: true}, loss.Logistic{}, sk)
+				son, err := sparse.NewSON(cliSON(bits), loss.Logistic{}, sk)
 				if err != nil {
 					b.Fatal(err)
 				}

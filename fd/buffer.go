@@ -11,6 +11,7 @@ func (s *Sketch) bufferAppend(st *sparse.Step, h sparse.Host, c, kap float64) {
 	if s.p == s.pmax {
 		s.compact(h, false)
 	}
+	s.invalidate()
 	p, q, pm, lb := s.p, s.q, s.pmax, s.lb
 	z := st.Z[:p]
 	// N bordering: the new row of SSᵀ is C·a (a = Zĝ = c·z), its diagonal
@@ -61,6 +62,21 @@ func (s *Sketch) bufferAppend(st *sparse.Step, h sparse.Host, c, kap float64) {
 	s.diag = false
 }
 
+// invalidate marks the cached W = C·K·Cᵀ (gw) stale.
+func (s *Sketch) invalidate() { s.gwOK = false }
+
+// gramW returns W = C·K·Cᵀ (q×q, stride q) from the cache, computing it
+// if C or K changed since.
+func (s *Sketch) gramW() []float64 {
+	q := s.q
+	W := s.gw[:q*q]
+	if !s.gwOK {
+		s.gramInto(W, q)
+		s.gwOK = true
+	}
+	return W
+}
+
 // gramInto writes W = C·K·Cᵀ (q×q) into dst with stride ld.
 func (s *Sketch) gramInto(dst []float64, ld int) {
 	p, q, pm := s.p, s.q, s.pmax
@@ -106,8 +122,7 @@ func (s *Sketch) cholSolve(y []float64) {
 // refactor recomputes the Cholesky factor of N = αI + CKCᵀ.
 func (s *Sketch) refactor() {
 	q, lb := s.q, s.lb
-	W := s.gram[:q*q]
-	s.gramInto(W, q)
+	W := s.gramW()
 	clear(s.L)
 	for i := 0; i < q; i++ {
 		for j := 0; j <= i; j++ {

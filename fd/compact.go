@@ -13,6 +13,7 @@ func (s *Sketch) compact(h sparse.Host, cond bool) {
 	if cond {
 		s.cnt.CondCompact++
 	}
+	defer s.invalidate()
 	// Transform folds Zᵀb into w̄ first (deferred by the core, see
 	// sparse/lazy.go).
 	p, q, pm, lb := s.p, s.q, s.pmax, s.lb
@@ -47,7 +48,7 @@ func (s *Sketch) compact(h sparse.Host, cond bool) {
 	// General state: SSᵀ = UΛUᵀ; new Z = Λ^{−1/2}UᵀC·Z (the right singular
 	// vectors of S), C ← UΛ^{1/2}, which keeps S (up to rows below EigTol).
 	G := s.g[:q*q]
-	s.gramInto(G, q)
+	copy(G, s.gramW())
 	lam, U := s.lam[:q], s.u[:q*q]
 	if !eigSym(q, G, lam, U, s.work) || !(lam[0] > 0) {
 		// Only a non-finite (or vanished) sketch gets here: drop it.
@@ -88,6 +89,7 @@ func (s *Sketch) compact(h sparse.Host, cond bool) {
 
 // setK installs K = gram (r×r) and p = r.
 func (s *Sketch) setK(gram []float64, r int) {
+	s.invalidate()
 	pm := s.pmax
 	for i := 0; i < r; i++ {
 		copy(s.K[i*pm:i*pm+r], gram[i*r:i*r+r])

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -11,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparseson/sparseson/hashing"
 	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/parser"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -78,6 +81,51 @@ func readLIBSVM(path string, bits uint) ([]sparse.Example, error) {
 		out = append(out, ex)
 	}
 	return out, sc.Err()
+}
+
+// readVW reads a gzipped VW file as the command line does (the parser and
+// hashing defaults: words hashed to bits, the constant feature), so that a
+// learner sees the examples sparseson trains on.
+func readVW(path string, bits uint) ([]sparse.Example, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	cfg := hashing.DefaultConfig()
+	cfg.Bits = bits
+	b, err := hashing.NewBuilder(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var out []sparse.Example
+	sc := bufio.NewScanner(gz)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var ex sparse.Example
+		if err := parser.ParseVWLine(sc.Bytes(), b, &ex); err != nil {
+			return nil, err
+		}
+		ex.Idx = append([]uint32(nil), ex.Idx...)
+		ex.Val = append([]float64(nil), ex.Val...)
+		out = append(out, ex)
+	}
+	return out, sc.Err()
+}
+
+// cliSON is the SON configuration of sparseson's defaults (-b bits, the
+// scaled-space form: pre-scaling, α from the data, rate 5, C = ∞), and
+// cliFD the sketch of --fd/--rfd -m m.
+func cliSON(bits uint) sparse.SONConfig {
+	return sparse.SONConfig{Bits: bits, C: math.Inf(1), Eta0: 1, Diag: true, Scaled: true}
+}
+
+func cliFD(m int, robust bool) Config {
+	return Config{M: m, Alpha: 1, Robust: robust, HostAlpha: true}
 }
 
 // runStream trains a SON with the sketch on data (logistic loss, C = 1,

@@ -100,39 +100,56 @@ func TestArrowMatchesDsyev(t *testing.T) {
 }
 
 // TestArrowNews20 (set FD_DATA to ../shared/data): FD-SON and RFD₀-SON,
-// m = 10, one pass over news20.train with sparseson's defaults (-b 18,
-// pre-scaling, α = 2 and C = ∞ for FD, C = 1 for RFD₀), with the
-// arrowhead solver and with Dsyev; prints the progressive and the
+// m = 10, one pass over news20.train with the arrowhead solver and with
+// Dsyev, in sparseson's default form (the scaled-space form on the
+// hashed VW file, as `sparseson --fd -m 10` / `--rfd -m 10` train) and in
+// seed 004's paper form (`--diag_sketch paper`: α = 2, C = ∞ for FD, C = 1
+// for RFD₀, on the LIBSVM file); prints the progressive and the
 // news20.test logistic loss of both, and of the Dsyev learner on a 1e-15
 // perturbation of the training data for scale. The test losses must agree
-// to 1e-9 (measured: 9.2e-13 for FD, 4e-16 for RFD₀; the perturbation
-// moves FD's by 5e-12).
+// to 1e-9 (measured: 4.0e-16 for FD and 1.3e-16 for RFD₀ in the default
+// form, 3.7e-13 and 2.0e-16 in the paper form, where the perturbation
+// moves FD's by 3.8e-12).
 func TestArrowNews20(t *testing.T) {
 	dir := os.Getenv("FD_DATA")
 	if dir == "" || testing.Short() {
-		t.Skip("set FD_DATA to the directory with news20.{train,test}.svm.gz")
+		t.Skip("set FD_DATA to the directory with news20.{train,test}.{vw,svm}.gz")
 	}
-	train, err := readLIBSVM(dir+"/news20.train.svm.gz", 18)
-	if err != nil {
-		t.Fatal(err)
+	type set struct{ train, test []sparse.Example }
+	read := func(vw bool) set {
+		var tr, te []sparse.Example
+		var err error
+		if vw {
+			if tr, err = readVW(dir+"/news20.train.vw.gz", 18); err == nil {
+				te, err = readVW(dir+"/news20.test.vw.gz", 18)
+			}
+		} else if tr, err = readLIBSVM(dir+"/news20.train.svm.gz", 18); err == nil {
+			te, err = readLIBSVM(dir+"/news20.test.svm.gz", 18)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set{tr, te}
 	}
-	test, err := readLIBSVM(dir+"/news20.test.svm.gz", 18)
-	if err != nil {
-		t.Fatal(err)
-	}
+	vw, svm := read(true), read(false)
 	for _, c := range []struct {
-		cfg Config
-		C   float64
+		name string
+		cfg  Config
+		son  sparse.SONConfig
+		data set
 	}{
-		{Config{M: 10, Alpha: 2}, math.Inf(1)},
-		{Config{M: 10, Robust: true}, 1},
+		{"default", cliFD(10, false), cliSON(18), vw},
+		{"default", cliFD(10, true), cliSON(18), vw},
+		{"paper", Config{M: 10, Alpha: 2}, sparse.SONConfig{Bits: 18, C: math.Inf(1), Eta0: 1, Diag: true}, svm},
+		{"paper", Config{M: 10, Robust: true}, sparse.SONConfig{Bits: 18, C: 1, Eta0: 1, Diag: true}, svm},
 	} {
+		test := c.data.test
 		run := func(cfg Config, data []sparse.Example) (prog, tl float64, sk *Sketch) {
 			sk, err := New(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			son, err := sparse.NewSON(sparse.SONConfig{Bits: 18, C: c.C, Eta0: 1, Diag: true}, loss.Logistic{}, sk)
+			son, err := sparse.NewSON(c.son, loss.Logistic{}, sk)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,13 +163,13 @@ func TestArrowNews20(t *testing.T) {
 		}
 		ref := c.cfg
 		ref.Dsyev = true
-		pa, ta, sk := run(c.cfg, train)
-		pb, tb, _ := run(ref, train)
-		pp, tp, _ := run(ref, dense.Perturb(train, 7))
-		t.Logf("%s: test loss arrowhead %.15g, Dsyev %.15g (rel %.1e; Dsyev on perturbed input %.1e); progressive %.1e (perturbed %.1e); fallbacks %d",
-			sk.Name(), ta, tb, math.Abs(ta-tb)/tb, math.Abs(tp-tb)/tb, math.Abs(pa-pb)/pb, math.Abs(pp-pb)/pb, sk.Counts().EigFallbacks)
+		pa, ta, sk := run(c.cfg, c.data.train)
+		pb, tb, _ := run(ref, c.data.train)
+		pp, tp, _ := run(ref, dense.Perturb(c.data.train, 7))
+		t.Logf("%s %s: test loss arrowhead %.15g, Dsyev %.15g (rel %.1e; Dsyev on perturbed input %.1e); progressive %.1e (perturbed %.1e); fallbacks %d",
+			c.name, sk.Name(), ta, tb, math.Abs(ta-tb)/tb, math.Abs(tp-tb)/tb, math.Abs(pa-pb)/pb, math.Abs(pp-pb)/pb, sk.Counts().EigFallbacks)
 		if !(math.Abs(ta-tb) <= 1e-9*tb) {
-			t.Errorf("%s: test loss differs by %.2e (rel)", sk.Name(), math.Abs(ta-tb)/tb)
+			t.Errorf("%s %s: test loss differs by %.2e (rel)", c.name, sk.Name(), math.Abs(ta-tb)/tb)
 		}
 	}
 }

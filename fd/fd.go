@@ -268,6 +268,14 @@ type Sketch struct {
 	kq, kl, klam     []float64
 	kfl              []float64
 	arrow            *arrowEig
+	// gw caches W = C·K·Cᵀ = SSᵀ (q×q, stride q) for the buffered state,
+	// where the scaled-space form's SetAlpha (every round), Captured and
+	// the α = 0 factorization all read it: computed once by gramInto
+	// after C or K changes, not once per caller. Every function that
+	// changes C, K, p or q clears gwOK (invalidate), and a loaded sketch
+	// starts without it, so the cached value is always gramInto's.
+	gw   []float64
+	gwOK bool
 }
 
 // New returns an empty sketch.
@@ -340,6 +348,7 @@ func New(cfg Config) (*Sketch, error) {
 	s.kl = make([]float64, lb*lb)
 	s.klam = make([]float64, lb)
 	s.kfl = make([]float64, lb*lb)
+	s.gw = make([]float64, lb*lb)
 	s.arrow = newArrowEig(lb)
 	return s, nil
 }

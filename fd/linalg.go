@@ -79,7 +79,7 @@ func frob(a []float64, r, c, ld int) float64 {
 	var scale float64
 	for i := 0; i < r; i++ {
 		for _, v := range a[i*ld : i*ld+c] {
-			scale = math.Max(scale, math.Abs(v))
+			scale = max(scale, math.Abs(v))
 		}
 	}
 	if scale == 0 || math.IsInf(scale, 0) || math.IsNaN(scale) {
@@ -134,7 +134,7 @@ func minNormRows(M []float64, k, n, ld int, f, delta, tau, y []float64) bool {
 			floats.AddScaled(w, -floats.Dot(w, v)*tau[j], v)
 		}
 		y[j] = alpha // L_jj (M's diagonal now holds v_0)
-		lmax = math.Max(lmax, math.Abs(alpha))
+		lmax = max(lmax, math.Abs(alpha))
 	}
 	for j := 0; j < k; j++ {
 		if !(math.Abs(y[j]) > 1e-15*lmax) {
@@ -175,7 +175,7 @@ func kBound(K []float64, p, ld int) float64 {
 		for _, v := range K[i*ld : i*ld+p] {
 			r += math.Abs(v)
 		}
-		inf = math.Max(inf, r)
+		inf = max(inf, r)
 	}
-	return math.Min(inf, frob(K, p, p, ld))
+	return min(inf, frob(K, p, p, ld))
 }

@@ -43,7 +43,7 @@ func (s *Sketch) refreshPinv() {
 		return
 	}
 	G := s.g[:q*q]
-	s.gramInto(G, q)
+	copy(G, s.gramW())
 	lam, U := s.lam[:q], s.u[:q*q]
 	if !eigSym(q, G, lam, U, s.work) || !(lam[0] > 0) {
 		return

@@ -99,6 +99,7 @@ func (s *Sketch) Load(r *model.Reader) error {
 		copy(arrs[i], a)
 	}
 	s.p, s.q, s.nb, s.diag = p, q, nb, diag
+	s.invalidate()
 	s.alpha, s.sumRho, s.grow, s.knorm = alpha, sumRho, grow, knorm
 	s.cnt = cnt
 	return nil

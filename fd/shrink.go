@@ -137,7 +137,10 @@ func (s *Sketch) eigGram(z []float64, c, kap float64, zero bool, lam, U []float6
 			G[i*g+i] = s.E[i]
 		}
 	} else {
-		s.gramInto(G, g)
+		W := s.gramW()
+		for i := 0; i < q; i++ {
+			copy(G[i*g:i*g+q], W[i*q:i*q+q])
+		}
 	}
 	if !zero {
 		v := s.y1[:q]
@@ -230,7 +233,7 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int) (kab flo
 	// column of F_a.
 	dd := s.dsc[:p]
 	for j := 0; j < p; j++ {
-		dd[j] = math.Sqrt(math.Max(s.K[j*pm+j], 0))
+		dd[j] = math.Sqrt(max(s.K[j*pm+j], 0))
 		if !(dd[j] > 0) || !isFinite(dd[j]) {
 			dd[j] = 1
 		}
@@ -255,10 +258,16 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int) (kab flo
 	for j := range d {
 		d[j] *= dd[j]
 	}
+	// K′_ij = K_ij + (cδ_i)z_j + (cz_i + κδ_i)δ_j on and above the
+	// diagonal, two vector updates per row; the lower triangle mirrors it,
+	// so that K stays exactly symmetric.
 	for i := 0; i < p; i++ {
-		ai := c * z[i]
-		for j := 0; j < p; j++ {
-			s.k2[i*pm+j] = s.K[i*pm+j] + d[i]*c*z[j] + ai*d[j] + kap*d[i]*d[j]
+		row := s.k2[i*pm+i : i*pm+p]
+		copy(row, s.K[i*pm+i:i*pm+p])
+		axpy(c*d[i], z[i:p], row)
+		axpy(c*z[i]+kap*d[i], d[i:p], row)
+		for j := i + 1; j < p; j++ {
+			s.k2[j*pm+i] = row[j-i]
 		}
 	}
 	// Row j becomes Z_j + δ_jĝ, computed to ε·(‖Z_j‖ + |δ_j|‖ĝ‖):
@@ -273,11 +282,11 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int) (kab flo
 	var sw, dmin, dmax float64
 	dmin = math.Inf(1)
 	for j := range d {
-		nj := math.Sqrt(math.Max(s.k2[j*pm+j], 0))
+		nj := math.Sqrt(max(s.k2[j*pm+j], 0))
 		if d[j] != 0 {
-			sw = math.Max(sw, (s.dsc[j]+math.Abs(d[j])*gn)/math.Min(nj, s.dsc[j]))
+			sw = max(sw, (s.dsc[j]+math.Abs(d[j])*gn)/min(nj, s.dsc[j]))
 		}
-		dmin, dmax = math.Min(dmin, nj), math.Max(dmax, nj)
+		dmin, dmax = min(dmin, nj), max(dmax, nj)
 	}
 	kab = s.condEst(s.k2, p, keep, nil, 0)
 	kab = math.Max(kab, sw*sw)
@@ -298,7 +307,7 @@ func (s *Sketch) condEst(K []float64, p, keep int, a []float64, kap float64) flo
 	pm, fs := s.pmax, s.pmax+1
 	dd, inv := s.dsc[:p+1], s.dinv[:p+1]
 	for j := 0; j < p; j++ {
-		dd[j] = math.Sqrt(math.Max(K[j*pm+j], 0))
+		dd[j] = math.Sqrt(max(K[j*pm+j], 0))
 		inv[j] = 0
 		if dd[j] > 0 {
 			inv[j] = 1 / dd[j]
@@ -347,6 +356,7 @@ func (s *Sketch) condEst(K []float64, p, keep int, a []float64, kap float64) flo
 
 // doAbsorb commits the absorb candidate (δ in dlt, K′ in k2).
 func (s *Sketch) doAbsorb(h sparse.Host, keep int, rho float64) {
+	s.invalidate()
 	p, pm := s.p, s.pmax
 	for i := 0; i < p; i++ {
 		copy(s.K[i*pm:i*pm+p], s.k2[i*pm:i*pm+p])
@@ -369,6 +379,7 @@ func (s *Sketch) doAppend(h sparse.Host, keep int, rho, c, kap float64, z []floa
 // commit installs the shrunk sketch: C = E′^{1/2}·F_a (F_a in fa, p columns
 // after any append), the diagonal state, and RFD's α.
 func (s *Sketch) commit(keep int, rho float64, knormStale bool) {
+	s.invalidate()
 	p, pm, fs := s.p, s.pmax, s.pmax+1
 	for i := 0; i < keep; i++ {
 		se := math.Sqrt(s.eNew[i])
@@ -391,6 +402,7 @@ func (s *Sketch) commit(keep int, rho float64, knormStale bool) {
 
 // setDiag enters the diagonal state with q = keep rows and E = eNew.
 func (s *Sketch) setDiag(keep int) {
+	s.invalidate()
 	lb := s.lb
 	s.q = keep
 	s.diag = true
@@ -411,6 +423,7 @@ func (s *Sketch) setDiag(keep int) {
 // unit norm keep the row band meaningful and the core's fold bound
 // ‖b‖²·ZNorm2 from counting mere differences of scale between rows.
 func (s *Sketch) appendRow(h sparse.Host, c, kap float64, z []float64) float64 {
+	s.invalidate()
 	p, pm := s.p, s.pmax
 	nrm := math.Sqrt(kap)
 	sc := 1 / nrm

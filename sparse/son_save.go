@@ -68,8 +68,8 @@ func LoadSON(r *model.Reader, cfg SONConfig, l loss.Loss, sk Sketch) (*SON, erro
 	}
 	copy(s.b, b)
 	parts := [][]float64{b, s.tab.Rows, s.y, {s.t, s.sumG2, s.wsq, s.w0sq, s.w, s.alphaSk, s.alpha0}}
-	for _, e := range s.lz.ring {
-		parts = append(parts, e.M, e.beta)
+	if l := &s.lz; len(l.ring) > 0 {
+		parts = append(parts, l.blk)
 	}
 	for _, part := range parts {
 		if !allFinite(part) {
@@ -96,11 +96,14 @@ func (s *SON) saveLazy(w *model.Writer) {
 	w.Uint32s(l.stamp)
 	w.Float64s(s.y)
 	w.Uint32(uint32(len(l.ring)))
-	for _, e := range l.ring {
+	m, beta := make([]float64, s.pmax*s.pmax), make([]float64, s.pmax)
+	for k := range l.ring {
+		e := &l.ring[k]
+		l.entryMaps(e, m, beta)
 		w.Uint32(uint32(e.p))
 		w.Uint32(uint32(e.rows))
-		w.Float64s(e.M[:e.rows*e.p])
-		w.Float64s(e.beta[:e.p])
+		w.Float64s(m[:e.rows*e.p])
+		w.Float64s(beta[:e.p])
 	}
 }
 
@@ -138,10 +141,14 @@ func (s *SON) loadLazy(r *model.Reader, p int) error {
 		if ep > s.pmax || er > p || len(M) != er*ep || len(beta) != ep {
 			return bad("wrong shape")
 		}
-		e := genEntry{p: ep, rows: er, M: make([]float64, s.pmax*s.pmax), beta: make([]float64, s.pmax)}
-		copy(e.M, M)
-		copy(e.beta, beta)
-		l.ring = append(l.ring, e)
+		l.add(ep, s.pmax)
+		e := &l.ring[len(l.ring)-1]
+		e.rows = er
+		copy(l.blk[e.off:e.off+ep], beta)
+		for i := 0; i < er; i++ {
+			o := (1+i)*l.ld + e.off
+			copy(l.blk[o:o+ep], M[i*ep:i*ep+ep])
+		}
 	}
 	for _, st := range l.stamp {
 		if st != l.gen && (l.gen-st > uint32(n) || st > l.gen) {
