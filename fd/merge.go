@@ -176,6 +176,8 @@ func (s *Sketch) Merge(m *sparse.SketchMerge) error {
 		}
 		s.nb = min(nb, s.lb-1)
 	}
+	// C and K were written directly: the cached C·K·Cᵀ is stale.
+	s.invalidate()
 	if s.alpha == 0 {
 		s.refreshPinv()
 	}
