@@ -150,6 +150,10 @@ type Config struct {
 	HostAlpha bool
 	// Fast selects the doubled buffer (seed 002 Alg. 4/5/6).
 	Fast bool
+	// RankBuffer, with Fast, makes it seed 000's doubled buffer (ADA-FFD,
+	// Alg. 3/4; rank.go): it starts empty, counts directions rather than
+	// rows, and shrinks a full buffer after the round that filled it.
+	RankBuffer bool
 	// RowCap is the most rows Z may have (the core's per-feature Z stride).
 	// It must be at least m (per step) or 2m−1 (fast); 0 selects
 	// DefaultRowCap.
@@ -268,6 +272,7 @@ type Sketch struct {
 	kq, kl, klam     []float64
 	kfl              []float64
 	arrow            *arrowEig
+	spec             spectral // Spectrum's factor (spectral.go)
 }
 
 // New returns an empty sketch.
@@ -299,6 +304,12 @@ func New(cfg Config) (*Sketch, error) {
 		lb = 2 * m
 	}
 	minCap := max(m, lb-1)
+	if cfg.RankBuffer {
+		if !cfg.Fast {
+			return nil, errors.New("fd: the rank-counted buffer is a doubled buffer (needs Fast)")
+		}
+		minCap = lb // it holds 2m rows before its deferred shrink
+	}
 	if cfg.RowCap == 0 {
 		cfg.RowCap = DefaultRowCap(m, cfg.Fast)
 	}
@@ -307,7 +318,7 @@ func New(cfg Config) (*Sketch, error) {
 	}
 	pm := cfg.RowCap
 	s := &Sketch{cfg: cfg, m: m, lb: lb, pmax: pm, theta: cfg.Theta, band: cfg.RowBand, alpha: cfg.Alpha, diag: true}
-	if cfg.Fast {
+	if cfg.Fast && !cfg.RankBuffer {
 		s.nb = m // Alg. 6: B⁽⁰⁾ = 0_{m×d}
 	}
 	s.C = make([]float64, lb*pm)
@@ -462,8 +473,9 @@ func (s *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	if !(kap <= maxKappa) {
 		s.cnt.Skipped++
 	}
-	s.nb++
-	if s.nb < s.lb {
+	if s.cfg.RankBuffer {
+		s.rankUpdate(st, h, c, kap, zero)
+	} else if s.nb++; s.nb < s.lb {
 		if !zero {
 			s.bufferAppend(st, h, c, kap)
 		}
