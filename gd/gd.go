@@ -22,6 +22,11 @@ type Config struct {
 	// saved state carries its gravity (models written before --l1 do not).
 	L1      float64
 	L1State bool
+	// Delta ≥ 0 is AdaGrad's δ: the per-feature rate is 1/(δ + G_j^power_t)
+	// (G_j = Σ importance·ℓ′²·x_j²). With --adaptive alone (no
+	// normalization, power_t ½) the step is ADA-DIAG of Duchi, Hazan and
+	// Singer 2011 as seed 000 writes it (Eq. 2 with H = δI + diag(G)^{1/2}).
+	Delta float64
 
 	// Step replaces the rate schedule above by one of seed 001's step
 	// sizes (nasa.go). StepNASA with Adaptive is NASA per feature, in
@@ -75,6 +80,9 @@ func New(cfg Config, l loss.Loss) (*GD, error) {
 	}
 	if cfg.PowerT < 0 || cfg.InitialT < 0 || cfg.L2 < 0 {
 		return nil, fmt.Errorf("--power_t, --initial_t and --l2 must be ≥ 0")
+	}
+	if !(cfg.Delta >= 0) || math.IsInf(cfg.Delta, 0) {
+		return nil, fmt.Errorf("AdaGrad's δ (--delta) must be finite and ≥ 0, got %v", cfg.Delta)
 	}
 	if err := cfg.checkStep(); err != nil {
 		return nil, err
@@ -175,9 +183,14 @@ func (g *GD) Learn(ex *sparse.Example) float64 {
 				rate[i] = 0
 				continue
 			}
-			if g.cfg.PowerT == 0.5 {
+			switch {
+			case g.cfg.Delta > 0 && g.cfg.PowerT == 0.5:
+				r = 1 / (g.cfg.Delta + math.Sqrt(G))
+			case g.cfg.Delta > 0:
+				r = 1 / (g.cfg.Delta + math.Pow(G, g.cfg.PowerT))
+			case g.cfg.PowerT == 0.5:
 				r = 1 / math.Sqrt(G)
-			} else {
+			default:
 				r = math.Pow(G, -g.cfg.PowerT)
 			}
 		}
