@@ -57,7 +57,7 @@ func Load(r *model.Reader, cfg Config, l loss.Loss) (*Learner, error) {
 	}
 	sp, err := sparse.LoadSplit(r, cfg.Bits, sk)
 	if err != nil {
-		return nil, fmt.Errorf("loading the %s state: %w", cfg.name(), err)
+		return nil, fmt.Errorf("loading the %s state: %w", cfg.Name(), err)
 	}
 	if !(sk.SumRho() >= 0) || math.IsInf(sk.SumRho(), 0) {
 		return nil, fmt.Errorf("%w: escaped mass ρ = %v", model.ErrCorrupt, sk.SumRho())
@@ -202,20 +202,25 @@ func (a *Learner) Save(w *model.Writer) error { return a.sp.Save(w) }
 func (a *Learner) Report(w io.Writer) {
 	a.sp.Report(w)
 	c, _ := a.coefficients()
-	fmt.Fprintf(w, "%s: ρ_{1:t} = %.6g, outside the sketch P = %.6g·I, steps refused = %d\n", a.cfg.name(), a.sk.SumRho(), c, a.sp.Refused())
+	fmt.Fprintf(w, "%s: ρ_{1:t} = %.6g, outside the sketch P = %.6g·I, steps refused = %d\n", a.cfg.Name(), a.sk.SumRho(), c, a.sp.Refused())
 }
 
-// name is the learner's paper name, with its update where it is a choice.
-func (c Config) name() string {
+// Name is the learner's paper name, with its update where it is a choice
+// (ADA-FULL for Tau 0).
+func (c Config) Name() string {
+	upd := " (mirror descent)"
+	if c.Update == Dual {
+		upd = " (dual averaging)"
+	}
+	if c.Tau == 0 {
+		return "ADA-FULL" + upd
+	}
 	for _, n := range Learners {
 		if n.Precond == c.Precond && n.Buffer == c.Buffer && (!n.UpdateFixed || n.Update == c.Update) {
 			if n.UpdateFixed {
 				return n.Paper
 			}
-			if c.Update == Dual {
-				return n.Paper + " (dual averaging)"
-			}
-			return n.Paper + " (mirror descent)"
+			return n.Paper + upd
 		}
 	}
 	return "FD-adaptive"

@@ -128,6 +128,9 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// RowCap is the most rows Z may have: the Z stride of a feature's row.
+func RowCap(c Config) int { return fd.DefaultRowCap(c.Tau, c.Buffer == Doubled) }
+
 // sketchConfig is the fd sketch for c: m = τ, the raw gradient, ρ = λ_τ.
 // α only shapes fd's own (unused here) SON products, so any positive value
 // does.

@@ -187,7 +187,7 @@ const DefaultTheta = 1e6
 const DefaultRowBand = 10
 
 // MaxM bounds the sketch size.
-const MaxM = 128
+const MaxM = 512
 
 // pivotFloor is the relative floor of a Cholesky pivot of N = αI + SSᵀ
 // (see bufferAppend).

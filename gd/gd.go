@@ -27,6 +27,9 @@ type Config struct {
 	// normalization, power_t ½) the step is ADA-DIAG of Duchi, Hazan and
 	// Singer 2011 as seed 000 writes it (Eq. 2 with H = δI + diag(G)^{1/2}).
 	Delta float64
+	// Dual selects dual averaging for --adaptive alone (ADA-DIAG's
+	// primal-dual form, dual.go).
+	Dual bool
 
 	// Step replaces the rate schedule above by one of seed 001's step
 	// sizes (nasa.go). StepNASA with Adaptive is NASA per feature, in
@@ -90,6 +93,9 @@ func New(cfg Config, l loss.Loss) (*GD, error) {
 	if err := cfg.checkL1(); err != nil {
 		return nil, err
 	}
+	if err := cfg.checkDual(); err != nil {
+		return nil, err
+	}
 	st := stride
 	if cfg.Step != StepSchedule {
 		st = rowStride(cfg)
@@ -108,6 +114,9 @@ func RowFloats(cfg Config) int {
 
 // Predict implements sparse.Learner.
 func (g *GD) Predict(ex *sparse.Example) float64 {
+	if g.cfg.Dual {
+		return g.predictDual(ex)
+	}
 	if g.cfg.Step == StepNASAAccel {
 		return g.predictAccel(ex)
 	}
@@ -126,6 +135,9 @@ func (g *GD) Predict(ex *sparse.Example) float64 {
 
 // Learn implements sparse.Learner.
 func (g *GD) Learn(ex *sparse.Example) float64 {
+	if g.cfg.Dual {
+		return g.learnDual(ex)
+	}
 	diag := g.cfg.Step == StepNASA && g.cfg.Adaptive
 	if g.cfg.Step != StepSchedule && !diag {
 		return g.learnScalar(ex)
@@ -273,6 +285,12 @@ func (g *GD) syncScale() {
 
 // Weights implements sparse.Learner.
 func (g *GD) Weights(fn func(slot uint32, w float64)) {
+	if g.cfg.Dual {
+		for r, k := range g.tab.Keys {
+			fn(k, g.dualWeight(r*g.stride))
+		}
+		return
+	}
 	if g.cfg.Step == StepNASAAccel {
 		g.weightsAccel(fn)
 		return
