@@ -43,11 +43,13 @@
 // features seen; the sketch's compactions are deferred by the core.
 //
 // The per-step learners (ADA-FD, FTSL, S-ADA) cost FD-SON's per-example
-// work plus O(pq). The doubled buffer (ADA-FFD, FTFSL, Fast S-ADA) turns
-// every gradient outside the sketch into a new row of Z, so that Z fills
-// in τ examples and a compaction (a deferred pass of O(p·τ) per feature
-// seen) follows; with its q×q eigendecomposition for P every example it
-// is O(τ³ + τs) per example plus O(τ·d_seen) amortized: on sparse data
-// it is slower than the per-step learners, the reverse of seed 000's
-// dense-data finding.
+// work plus O(pq): 0.6–1.0× FD-SON's CPU time on news20 (README). The
+// doubled buffer (ADA-FFD, FTFSL, Fast S-ADA) has no O(τ² + τs) form on
+// sparse data: every gradient outside the sketch's span is a new row of
+// Z, so Z fills every few examples and is compacted — deferred by the
+// core, O(τ) per feature seen when it recurs, O(τ·d_seen) amortized — and
+// each new row is folded into the diagonal factor by the shrink's
+// arrowhead solver, O(τ²·p) (fd.Config.RankBuffer). It is the slower of
+// the two here, the reverse of seed 000's dense-data finding (ADA-FFD
+// faster than ADA-FD, whose SVD costs O(τ²d) there).
 package ada

@@ -11,7 +11,11 @@
 //     α grows by half of every eigenvalue a shrink discards (Alg. 2 line 6),
 //     and RFD₀ (α₀ = 0) takes the pseudo-inverse step while α = 0;
 //   - fast FD/RFD: the doubled buffer of seed 002 App. A (Alg. 4/5, and
-//     Alg. 6 for RFD-SON), which shrinks only when 2m rows are buffered.
+//     Alg. 6 for RFD-SON), which shrinks only when 2m rows are buffered;
+//   - for the FD-adaptive learners of package ada (seeds 000 and 003):
+//     seed 000's doubled buffer (Config.RankBuffer, rank.go), which counts
+//     directions, and the spectral products f(SᵀS) = Zᵀ(·)Z of
+//     spectral.go.
 //
 // # Representation
 //

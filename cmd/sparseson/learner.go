@@ -107,6 +107,8 @@ var gdFamily = &family{
 			kind = "AdaGrad, normalized"
 		case o["adaptive"] == "true" && o["update"] == "dual":
 			kind = "ADA-DIAG, dual averaging, δ = " + o["delta"]
+		case o["adaptive"] == "true" && o["normalized"] != "true" && o["delta"] != "0" && o["delta"] != "":
+			kind = "ADA-DIAG (AdaGrad), δ = " + o["delta"]
 		case o["adaptive"] == "true":
 			kind = "AdaGrad"
 		case o["normalized"] == "true":
