@@ -61,7 +61,7 @@ func main() {
 	jlo := flag.Int("jlo", -4, "accuracy: smallest log2 η (jlo > jhi: defaults only)")
 	jhi := flag.Int("jhi", 4, "accuracy: largest log2 η")
 	T := flag.Int("T", 10000, "regression: rounds")
-	only := flag.String("only", "", "regression: only these runs (comma-separated: main, tau, full)")
+	only := flag.String("only", "", "regression: only these runs (comma-separated: main, tau, full, fdson)")
 	flag.Parse()
 	bin, err := run.Binary()
 	if err != nil {

@@ -29,8 +29,8 @@ import (
 // (δ/2 + (G/4)^{1/2})⁻¹·(g/2) = (δ + G^{1/2})⁻¹g, under both updates — so
 // they run with --delta δ/2 and the paper's η. OGD runs at -l 2η (its
 // step is linear in g). FD-SON (the paper form, --diag=false, C = ∞) is
-// tuned over α = 10^k, k = −4…3 (the paper's δ grid, 1e-4…10, with two
-// more decades: the best α was at its edge); its ONS step has no η. Every run reads the same stream; regret = Σ_t |β_tᵀx_t − y_t| from
+// tuned over α = 10^k, k = −4…6 (the paper's δ grid, 1e-4…10, widened:
+// its best α was beyond it); its ONS step has no η. Every run reads the same stream; regret = Σ_t |β_tᵀx_t − y_t| from
 // the raw progressive predictions (-r).
 const (
 	regD = 500
@@ -116,6 +116,11 @@ type regRun struct {
 	loss           float64
 }
 
+// fullEta is the η of the full-size runs when ADA-FULL's best is not
+// known in the same invocation (-only full): its best η in the T = 10000
+// runs (README).
+var fullEta = 0.01
+
 func regression(bin string, T int, only string) {
 	dir, err := os.MkdirTemp("", "ada-regression")
 	if err != nil {
@@ -139,7 +144,6 @@ func regression(bin string, T int, only string) {
 		for _, eta := range etaGrid {
 			e := fmtG(eta)
 			if want("main") {
-				add("main", "ADA-FULL", u, 0, e, "--ada_full", upd[u], "--delta", half[u], "-l", e)
 				add("main", "ADA-FD", u, 20, e, "--ada_fd", "-m", "20", upd[u], "--delta", half[u], "-l", e)
 				add("main", "ADA-FFD", u, 20, e, "--ada_ffd", "-m", "20", upd[u], "--delta", half[u], "-l", e)
 				add("main", "ADA-DIAG", u, 0, e, "--adaptive", upd[u], "--delta", "5e-9", "-l", e)
@@ -156,8 +160,8 @@ func regression(bin string, T int, only string) {
 			}
 		}
 	}
-	if want("main") {
-		for k := -4; k <= 3; k++ {
+	if want("main") || want("fdson") {
+		for k := -4; k <= 6; k++ {
 			a := fmtG(math.Pow(10, float64(k)))
 			add("main", "FD-SON", "M", 20, "α="+a, "--fd", "-m", "20", "--diag=false", "--alpha", a)
 		}
@@ -182,12 +186,63 @@ func regression(bin string, T int, only string) {
 		}
 	}
 	exec(runs)
+	// ADA-FULL costs O(d³) per example (≈ 6 CPU-minutes a run here), so
+	// it is not run over the whole grid: first at ADA-FD's best η (same
+	// update) and its two neighbours on the grid, then one step further
+	// while the best is at the edge of the η tried.
+	if want("main") {
+		best := bestRuns(runs)
+		for _, u := range []string{"M", "P"} {
+			tried := map[int]*regRun{}
+			try := func(idxs ...int) {
+				var rs []*regRun
+				for _, i := range idxs {
+					if i < 0 || i >= len(etaGrid) || tried[i] != nil {
+						continue
+					}
+					e := fmtG(etaGrid[i])
+					r := &regRun{group: "main", learner: "ADA-FULL", update: u, param: e, flags: []string{"--ada_full", upd[u], "--delta", half[u], "-l", e}}
+					tried[i] = r
+					rs = append(rs, r)
+				}
+				exec(rs)
+				runs = append(runs, rs...)
+			}
+			c := len(etaGrid) / 2
+			if b := best[bkey{"ADA-FD", u, 20}]; b != nil {
+				for i, e := range etaGrid {
+					if fmtG(e) == b.param {
+						c = i
+					}
+				}
+			}
+			try(c-1, c, c+1)
+			for {
+				bi := -1
+				for i, r := range tried {
+					if bi < 0 || r.loss < tried[bi].loss {
+						bi = i
+					}
+				}
+				next := -1
+				if tried[bi-1] == nil && bi-1 >= 0 {
+					next = bi - 1
+				} else if tried[bi+1] == nil && bi+1 < len(etaGrid) {
+					next = bi + 1
+				}
+				if next < 0 {
+					break
+				}
+				try(next)
+			}
+		}
+	}
 	best := bestRuns(runs)
 	// The full-size runs, at ADA-FULL (mirror descent)'s best η: ADA-FD
 	// with τ = d+1 and ADA-FFD with 2τ ≥ d+1 (footnote 1) never discard
 	// anything and must equal ADA-FULL.
 	if want("full") {
-		eta := etaGrid[len(etaGrid)-1]
+		eta := fullEta
 		if b := best[bkey{"ADA-FULL", "M", 0}]; b != nil {
 			eta, _ = strconv.ParseFloat(b.param, 64)
 		}
@@ -207,7 +262,11 @@ func regression(bin string, T int, only string) {
 	for _, r := range runs {
 		fmt.Fprintf(&csv, "%s,%s,%s,%d,%s,%.6g\n", r.group, r.learner, r.update, r.tau, r.param, r.loss)
 	}
-	if err := run.WriteFile("bench/out/ada_regression.csv", []byte(csv.String())); err != nil {
+	name := "bench/out/ada_regression.csv"
+	if only != "" {
+		name = "bench/out/ada_regression_" + strings.ReplaceAll(only, ",", "_") + ".csv"
+	}
+	if err := run.WriteFile(name, []byte(csv.String())); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("\nSeed 000 §5.2: online regression, absolute loss, T = %d, d = %d; cumulative loss (= regret) at the best η over {1e-4, …, 1} (FD-SON: best α), τ = 20, δ = 10 (dual averaging) / 1 (mirror descent)\n", T, regD)

@@ -18,7 +18,7 @@ import (
 // letter_am (d = 16). Online hinge loss one example at a time (sparseson
 // has no minibatches), one pass, τ = d/4 so that the sketch is well below
 // the dimension (τ ≥ d+1 would be ADA-FULL), every learner at its best
-// η = 2^j, j = −6…4, chosen by the training run's progressive mistakes
+// η = 2^j, j = −12…2, chosen by the training run's progressive mistakes
 // (the online criterion of the papers); reported: the progressive mistake
 // rate and average hinge loss of that run, and the test accuracy of its
 // final model.
@@ -50,7 +50,7 @@ func sketchy(bin, dataDir string) {
 	for _, ds := range sketchySets {
 		train, test := run.Paths(dataDir, ds.name, "vw")
 		for _, l := range ls {
-			for j := -6; j <= 4; j++ {
+			for j := -12; j <= 2; j++ {
 				flags := append([]string{"--loss_function", "hinge", "-l", run.Pow2(j)}, l.flags...)
 				if l.name != "AdaGrad" {
 					flags = append(flags, "-m", ds.tau)
@@ -97,7 +97,7 @@ func sketchy(bin, dataDir string) {
 		fmt.Printf("%-11s | %8s | %13s | %10s | %13s\n", "learner", "log2 η", "mistakes (%)", "avg hinge", "test acc (%)")
 		for _, l := range ls {
 			best, bj := res{mistakes: math.Inf(1)}, 0
-			for j := -6; j <= 4; j++ {
+			for j := -12; j <= 2; j++ {
 				r := out[key{ds.name, l.name, j}]
 				fmt.Fprintf(&csv, "%s,%s,%d,%.4f,%.4f,%.2f\n", ds.name, l.name, j, r.mistakes, r.hinge, r.test)
 				if r.mistakes < best.mistakes {
