@@ -36,20 +36,22 @@ const MaxFullBits = sparse.MaxFullBits
 // k×r×r product. Eigenvalues ≤ fd.EigTol·λ₁ count as 0 (rounding), as in
 // the sketched learners.
 type Full struct {
-	cfg    Config
-	loss   loss.Loss
-	tab    *sparse.Table // per slot: β_j (mirror) or ḡ_j (dual); row i is row i of U
-	lam    []float64     // the r positive eigenvalues of G_t, descending
-	u      []float64     // U, k rows of stride, r live columns
-	stride int
-	arrow  *fd.Arrowhead
-	t      float64
-	dsyev  int // arrowheads the secular solver did not vouch for
+	cfg     Config
+	loss    loss.Loss
+	tab     *sparse.Table // per slot: β_j (mirror) or ḡ_j (dual); row i is row i of U
+	lam     []float64     // the r positive eigenvalues of G_t, descending
+	u       []float64     // U, k rows of stride, r live columns
+	stride  int
+	arrow   *fd.Arrowhead
+	t       float64
+	dsyev   int // arrowheads the secular solver did not vouch for
+	refused int // mirror-descent steps refused (out of range)
 
 	// per-example scratch
 	rows          []int
 	gs            []float64 // √h·ℓ′·x on the example's rows
 	a, y, phi     []float64
+	step          []float64 // mirror descent's change of β
 	mu, w, tm, bv []float64
 	unew          []float64
 }
@@ -196,15 +198,32 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 	for i := range a {
 		a[i] *= phi[i]
 	}
+	// The step is taken only if every weight stays within ±maxWeight
+	// (as the split learners' core does, sparse/step.go): with absurd
+	// rates or scales a step could otherwise write Inf into the model.
 	eta := f.cfg.Eta
-	for k, row := range f.rows {
-		rows[row] -= eta * c * g * ex.Val[k]
+	f.step = grow(f.step, f.tab.Len())
+	step := f.step
+	for j := range step {
+		step[j] = eta * dot(f.u[j*f.stride:j*f.stride+r], a)
 	}
-	for j := 0; j < f.tab.Len(); j++ {
-		rows[j] -= eta * dot(f.u[j*f.stride:j*f.stride+r], a)
+	for k, row := range f.rows {
+		step[row] += eta * c * g * ex.Val[k]
+	}
+	for j, v := range step {
+		if !(math.Abs(rows[j]-v) <= maxWeight) {
+			f.refused++
+			return pred
+		}
+	}
+	for j, v := range step {
+		rows[j] -= v
 	}
 	return pred
 }
+
+// maxWeight bounds |β_j| (sparse/step.go's bound).
+const maxWeight = 1e140
 
 // updateY recomputes y = Uᵀḡ (dual averaging), O(k·r).
 func (f *Full) updateY() {
@@ -400,7 +419,7 @@ func LoadFull(r *model.Reader, cfg Config, l loss.Loss) (*Full, error) {
 // Report implements sparse.Reporter.
 func (f *Full) Report(w io.Writer) {
 	sparse.ReportSpectrum(w, "eigenvalues of G_t", f.lam[:min(len(f.lam), 20)], 0)
-	fmt.Fprintf(w, "ADA-FULL: rank %d over %d slots, arrowheads decomposed by Dsyev = %d\n", f.rank(), f.tab.Len(), f.dsyev)
+	fmt.Fprintf(w, "ADA-FULL: rank %d over %d slots, arrowheads decomposed by Dsyev = %d, steps refused = %d\n", f.rank(), f.tab.Len(), f.dsyev, f.refused)
 }
 
 func axpy(a float64, x, y []float64) {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -76,5 +78,35 @@ func TestADAModelOptions(t *testing.T) {
 	_, stderr, code = sparseson(t, nil, "--sada", "--epsilon", "0.5", "-f", m, train)
 	if code != 0 || !strings.Contains(stderr, "learner = S-ADA, τ = 20") || !strings.Contains(stderr, "ε = 0.5") {
 		t.Fatalf("exit %d, header:\n%s", code, stderr)
+	}
+}
+
+// TestADAExtremeScales: on features spanning 1e0…1e11, with absurd rates
+// and δ, every FD-adaptive learner trains, writes a model that loads, and
+// predicts finite values (the split core refuses steps that would leave
+// the weight range; see sparse/step.go).
+func TestADAExtremeScales(t *testing.T) {
+	dir := t.TempDir()
+	data := write(t, filepath.Join(dir, "ill.vw"), illScaled(600))
+	for _, learner := range [][]string{{"--ada_fd"}, {"--ada_fd", "--dual_averaging"}, {"--ada_ffd"}, {"--ftsl"}, {"--ftfsl"}, {"--sada"}, {"--sada_fast"}, {"--ada_full", "-b", "8"}, {"--adaptive", "--dual_averaging"}} {
+		for _, mode := range [][]string{{"-l", "1e300"}, {"-l", "1e-300"}, {"--loss_function", "squared", "-l", "1e30"}} {
+			name := strings.ReplaceAll(strings.Join(append(learner, mode...), ""), "-", "_")
+			t.Run(name, func(t *testing.T) {
+				m := filepath.Join(dir, name+".model")
+				args := append(append([]string{"--quiet", "--loss_function", "logistic", "-f", m}, learner...), mode...)
+				if strings.HasPrefix(learner[0], "--ada_f") && learner[0] != "--ada_full" || learner[0] == "--ftsl" || learner[0] == "--ftfsl" || learner[0] == "--sada" || learner[0] == "--sada_fast" {
+					args = append(args, "-m", "6")
+				}
+				mustRun(t, nil, append(args, data)...)
+				p := filepath.Join(dir, name+".pred")
+				mustRun(t, nil, "--quiet", "-t", "-i", m, "-p", p, data)
+				for i, line := range strings.Split(strings.TrimSpace(read(t, p)), "\n") {
+					v, err := strconv.ParseFloat(strings.Fields(line)[0], 64)
+					if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+						t.Fatalf("prediction %d: %q", i+1, line)
+					}
+				}
+			})
+		}
 	}
 }
