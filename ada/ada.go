@@ -25,9 +25,8 @@ type Learner struct {
 	sp   *sparse.Split
 
 	// scratch, sized for the sketch's largest buffer and row count
-	w  []float64 // φ(λ)/λ per eigenvalue
-	v  []float64 // Q·z or Q·y
-	gx float64   // last |ℓ′| (for Report)
+	w []float64 // φ(λ)/λ per eigenvalue
+	v []float64 // Q·z or Q·y
 }
 
 // New returns an untrained learner.
@@ -156,7 +155,6 @@ func (a *Learner) Learn(ex *sparse.Example) float64 {
 	if !(h > 0) || !isFinite(pred) || !isFinite(d) {
 		return pred
 	}
-	a.gx = math.Abs(d)
 	// The sketch takes √h·ℓ′·x, the step h·ℓ′·x: importance h counts as h
 	// copies of the example, as in SON.
 	z = a.sp.Sketch(math.Sqrt(h) * d)

@@ -113,7 +113,7 @@ var flagGroups = []struct {
 	{"First-order learner (default: AdaGrad)", []string{"learning_rate", "power_t", "initial_t", "l2", "sgd", "adaptive", "normalized"}},
 	{"NASA step sizes of plain gradient descent (seed 001)", []string{"nasa", "nasa_c", "nasa_strong", "nasa_accel", "nasa_L", "scalar_adagrad", "sadagrad"}},
 	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "diag", "diag_sketch", "sketch_report"}},
-	{"FD-adaptive learners (seed 000, seed 003): τ is -m, η is -l", append(append([]string{}, adaFlagNames...), "dual_averaging", "mirror_descent", "delta", "epsilon")},
+	{"FD-adaptive learners (seed 000, seed 003): τ is -m (default 20 for these), η is -l (default ¼ for ADA-FD/FFD/FULL, ½ for the others)", append(append([]string{}, adaFlagNames...), "dual_averaging", "mirror_descent", "delta", "epsilon")},
 }
 
 func parseFlags(args []string, stdout io.Writer) (*config, error) {
@@ -163,7 +163,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.BoolVar(&c.probabilities, "probabilities", false, "with --oaa (logistic loss) or --softmax: -p writes the K class probabilities per line, 1:p1 2:p2 … (VW's format), and the summary the average multiclass log loss")
 	fs.StringVar(&c.maxMemory, "max_memory", "", "refuse to start a multiclass model whose estimated memory exceeds this (bytes, or with a K, M, G or T suffix); default: half the machine's RAM")
 
-	fs.Float64VarP(&c.eta, "learning_rate", "l", 0.5, "learning rate (SON with --diag_sketch scaled: the step multiplier, default 5)")
+	fs.Float64VarP(&c.eta, "learning_rate", "l", 0.5, "learning rate (SON with --diag_sketch scaled: the step multiplier, default 5; FD-adaptive learners: η, default ¼ or ½)")
 	fs.Float64Var(&c.powerT, "power_t", 0.5, "learning-rate decay exponent")
 	fs.Float64Var(&c.initialT, "initial_t", 0, "initial value of the time counter")
 	fs.Float64Var(&c.l2, "l2", 0, "L2 regularization")
