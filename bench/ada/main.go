@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"log"
 	"math"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -58,6 +59,7 @@ func main() {
 	part := flag.String("part", "accuracy", "comma-separated parts: accuracy, regression, sketchy, or all")
 	sets := flag.String("sets", "", "accuracy: comma-separated datasets (default: all binary sets)")
 	m := flag.String("m", "", "accuracy: sketch size τ (default: the learners' default)")
+	learners := flag.String("learners", "", "accuracy: only the learners whose name matches this regular expression (AdaGrad always runs)")
 	jlo := flag.Int("jlo", -4, "accuracy: smallest log2 η (jlo > jhi: defaults only)")
 	jhi := flag.Int("jhi", 4, "accuracy: largest log2 η")
 	T := flag.Int("T", 10000, "regression: rounds")
@@ -70,13 +72,13 @@ func main() {
 	for _, p := range strings.Split(*part, ",") {
 		switch p {
 		case "accuracy":
-			accuracy(bin, *dataDir, *sets, *m, *jlo, *jhi)
+			accuracy(bin, *dataDir, *sets, *m, *learners, *jlo, *jhi)
 		case "regression":
 			regression(bin, *T, *only)
 		case "sketchy":
 			sketchy(bin, *dataDir)
 		case "all":
-			accuracy(bin, *dataDir, *sets, *m, *jlo, *jhi)
+			accuracy(bin, *dataDir, *sets, *m, *learners, *jlo, *jhi)
 			regression(bin, *T, *only)
 			sketchy(bin, *dataDir)
 		default:
@@ -88,7 +90,17 @@ func main() {
 // noRate marks a run at the learner's default η.
 const noRate = math.MinInt32
 
-func accuracy(bin, dataDir, sets, m string, jlo, jhi int) {
+func accuracy(bin, dataDir, sets, m, only string, jlo, jhi int) {
+	re := regexp.MustCompile(only)
+	pick := func(ls []learner) []learner {
+		var out []learner
+		for _, l := range ls {
+			if l.name == "AdaGrad" || re.MatchString(l.name) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
 	type key struct {
 		ds, learner string
 		j           int
@@ -103,7 +115,7 @@ func accuracy(bin, dataDir, sets, m string, jlo, jhi int) {
 		}
 		dsNames = append(dsNames, ds.Name)
 		train, test := run.Paths(dataDir, ds.Name, "vw")
-		ls := append([]learner{{"AdaGrad", nil}}, eight(m)...)
+		ls := pick(append([]learner{{"AdaGrad", nil}}, eight(m)...))
 		for _, l := range ls {
 			js := []int{noRate}
 			for j := jlo; j <= jhi; j++ {
@@ -134,8 +146,8 @@ func accuracy(bin, dataDir, sets, m string, jlo, jhi int) {
 	}
 	var csv strings.Builder
 	fmt.Fprintln(&csv, "dataset,learner,log2eta,accuracy")
-	names := []string{"AdaGrad"}
-	for _, l := range eight(m) {
+	var names []string
+	for _, l := range pick(append([]learner{{"AdaGrad", nil}}, eight(m)...)) {
 		names = append(names, l.name)
 	}
 	for _, ds := range dsNames {
