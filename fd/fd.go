@@ -11,7 +11,11 @@
 //     α grows by half of every eigenvalue a shrink discards (Alg. 2 line 6),
 //     and RFD₀ (α₀ = 0) takes the pseudo-inverse step while α = 0;
 //   - fast FD/RFD: the doubled buffer of seed 002 App. A (Alg. 4/5, and
-//     Alg. 6 for RFD-SON), which shrinks only when 2m rows are buffered.
+//     Alg. 6 for RFD-SON), which shrinks only when 2m rows are buffered;
+//   - for the FD-adaptive learners of package ada (seeds 000 and 003):
+//     seed 000's doubled buffer (Config.RankBuffer, rank.go), which counts
+//     directions, and the spectral products f(SᵀS) = Zᵀ(·)Z of
+//     spectral.go.
 //
 // # Representation
 //
@@ -150,6 +154,10 @@ type Config struct {
 	HostAlpha bool
 	// Fast selects the doubled buffer (seed 002 Alg. 4/5/6).
 	Fast bool
+	// RankBuffer, with Fast, makes it seed 000's doubled buffer (ADA-FFD,
+	// Alg. 3/4; rank.go): it starts empty, counts directions rather than
+	// rows, and shrinks a full buffer after the round that filled it.
+	RankBuffer bool
 	// RowCap is the most rows Z may have (the core's per-feature Z stride).
 	// It must be at least m (per step) or 2m−1 (fast); 0 selects
 	// DefaultRowCap.
@@ -183,7 +191,7 @@ const DefaultTheta = 1e6
 const DefaultRowBand = 10
 
 // MaxM bounds the sketch size.
-const MaxM = 128
+const MaxM = 512
 
 // pivotFloor is the relative floor of a Cholesky pivot of N = αI + SSᵀ
 // (see bufferAppend).
@@ -276,6 +284,7 @@ type Sketch struct {
 	// starts without it, so the cached value is always gramInto's.
 	gw   []float64
 	gwOK bool
+	spec spectral // Spectrum's factor (spectral.go)
 }
 
 // New returns an empty sketch.
@@ -307,6 +316,12 @@ func New(cfg Config) (*Sketch, error) {
 		lb = 2 * m
 	}
 	minCap := max(m, lb-1)
+	if cfg.RankBuffer {
+		if !cfg.Fast {
+			return nil, errors.New("fd: the rank-counted buffer is a doubled buffer (needs Fast)")
+		}
+		minCap = lb // it holds 2m rows before its deferred shrink
+	}
 	if cfg.RowCap == 0 {
 		cfg.RowCap = DefaultRowCap(m, cfg.Fast)
 	}
@@ -315,7 +330,7 @@ func New(cfg Config) (*Sketch, error) {
 	}
 	pm := cfg.RowCap
 	s := &Sketch{cfg: cfg, m: m, lb: lb, pmax: pm, theta: cfg.Theta, band: cfg.RowBand, alpha: cfg.Alpha, diag: true}
-	if cfg.Fast {
+	if cfg.Fast && !cfg.RankBuffer {
 		s.nb = m // Alg. 6: B⁽⁰⁾ = 0_{m×d}
 	}
 	s.C = make([]float64, lb*pm)
@@ -471,8 +486,9 @@ func (s *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	if !(kap <= maxKappa) {
 		s.cnt.Skipped++
 	}
-	s.nb++
-	if s.nb < s.lb {
+	if s.cfg.RankBuffer {
+		s.rankUpdate(st, h, c, kap, zero)
+	} else if s.nb++; s.nb < s.lb {
 		if !zero {
 			s.bufferAppend(st, h, c, kap)
 		}

@@ -71,7 +71,11 @@ func (s *Sketch) Load(r *model.Reader) error {
 		return fmt.Errorf("%w: FD sketch saved with m = %d, buffer %d, row cap %d; configured m = %d, buffer %d, row cap %d",
 			model.ErrCorrupt, m, lb, pm, s.m, s.lb, s.pmax)
 	}
-	if p > pm || q >= lb || nb >= lb || (q > 0 && p == 0) {
+	full := lb // rows the buffer may hold: a rank-counted one holds lb (rank.go)
+	if !s.cfg.RankBuffer {
+		full = lb - 1
+	}
+	if p > pm || q > full || nb > full || (q > 0 && p == 0) {
 		return fmt.Errorf("%w: FD sketch state does not fit (p = %d, q = %d, buffer %d)", model.ErrCorrupt, p, q, nb)
 	}
 	for i, a := range loaded {

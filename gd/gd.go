@@ -22,6 +22,14 @@ type Config struct {
 	// saved state carries its gravity (models written before --l1 do not).
 	L1      float64
 	L1State bool
+	// Delta ≥ 0 is AdaGrad's δ: the per-feature rate is 1/(δ + G_j^power_t)
+	// (G_j = Σ importance·ℓ′²·x_j²). With --adaptive alone (no
+	// normalization, power_t ½) the step is ADA-DIAG of Duchi, Hazan and
+	// Singer 2011 as seed 000 writes it (Eq. 2 with H = δI + diag(G)^{1/2}).
+	Delta float64
+	// Dual selects dual averaging for --adaptive alone (ADA-DIAG's
+	// primal-dual form, dual.go).
+	Dual bool
 
 	// Step replaces the rate schedule above by one of seed 001's step
 	// sizes (nasa.go). StepNASA with Adaptive is NASA per feature, in
@@ -76,10 +84,16 @@ func New(cfg Config, l loss.Loss) (*GD, error) {
 	if cfg.PowerT < 0 || cfg.InitialT < 0 || cfg.L2 < 0 {
 		return nil, fmt.Errorf("--power_t, --initial_t and --l2 must be ≥ 0")
 	}
+	if !(cfg.Delta >= 0) || math.IsInf(cfg.Delta, 0) {
+		return nil, fmt.Errorf("AdaGrad's δ (--delta) must be finite and ≥ 0, got %v", cfg.Delta)
+	}
 	if err := cfg.checkStep(); err != nil {
 		return nil, err
 	}
 	if err := cfg.checkL1(); err != nil {
+		return nil, err
+	}
+	if err := cfg.checkDual(); err != nil {
 		return nil, err
 	}
 	st := stride
@@ -100,6 +114,9 @@ func RowFloats(cfg Config) int {
 
 // Predict implements sparse.Learner.
 func (g *GD) Predict(ex *sparse.Example) float64 {
+	if g.cfg.Dual {
+		return g.predictDual(ex)
+	}
 	if g.cfg.Step == StepNASAAccel {
 		return g.predictAccel(ex)
 	}
@@ -118,6 +135,9 @@ func (g *GD) Predict(ex *sparse.Example) float64 {
 
 // Learn implements sparse.Learner.
 func (g *GD) Learn(ex *sparse.Example) float64 {
+	if g.cfg.Dual {
+		return g.learnDual(ex)
+	}
 	diag := g.cfg.Step == StepNASA && g.cfg.Adaptive
 	if g.cfg.Step != StepSchedule && !diag {
 		return g.learnScalar(ex)
@@ -175,9 +195,14 @@ func (g *GD) Learn(ex *sparse.Example) float64 {
 				rate[i] = 0
 				continue
 			}
-			if g.cfg.PowerT == 0.5 {
+			switch {
+			case g.cfg.Delta > 0 && g.cfg.PowerT == 0.5:
+				r = 1 / (g.cfg.Delta + math.Sqrt(G))
+			case g.cfg.Delta > 0:
+				r = 1 / (g.cfg.Delta + math.Pow(G, g.cfg.PowerT))
+			case g.cfg.PowerT == 0.5:
 				r = 1 / math.Sqrt(G)
-			} else {
+			default:
 				r = math.Pow(G, -g.cfg.PowerT)
 			}
 		}
@@ -260,6 +285,12 @@ func (g *GD) syncScale() {
 
 // Weights implements sparse.Learner.
 func (g *GD) Weights(fn func(slot uint32, w float64)) {
+	if g.cfg.Dual {
+		for r, k := range g.tab.Keys {
+			fn(k, g.dualWeight(r*g.stride))
+		}
+		return
+	}
 	if g.cfg.Step == StepNASAAccel {
 		g.weightsAccel(fn)
 		return

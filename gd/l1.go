@@ -78,6 +78,9 @@ func (g *GD) SlotWeight(slot uint32) float64 {
 		return 0
 	}
 	o := r * g.stride
+	if g.cfg.Dual {
+		return g.dualWeight(o)
+	}
 	if g.cfg.Step == StepNASAAccel {
 		return g.ns.c*g.tab.Rows[o+colW] + g.ns.e*g.tab.Rows[o+colU]
 	}

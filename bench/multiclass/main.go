@@ -55,6 +55,9 @@ var learners = []learner{
 	{"NASA-OAA", []string{"--oaa", "20", "--loss_function", "logistic", "--nasa"}, "--nasa_c"},
 	{name: "Oja-SON-OAA m=10", flags: []string{"--oaa", "20", "--loss_function", "logistic", "--oja", "-m", "10"}},
 	{name: "FD-SON-OAA m=10", flags: []string{"--oaa", "20", "--loss_function", "logistic", "--fd", "-m", "10"}},
+	{name: "ADA-FD-OAA m=20", flags: []string{"--oaa", "20", "--loss_function", "logistic", "--ada_fd"}},
+	{name: "FTSL-OAA m=20", flags: []string{"--oaa", "20", "--loss_function", "logistic", "--ftsl"}},
+	{name: "S-ADA-OAA m=20", flags: []string{"--oaa", "20", "--loss_function", "logistic", "--sada"}},
 	{name: "softmax AdaGrad", flags: []string{"--softmax", "20"}},
 }
 

@@ -9,7 +9,7 @@
 // examples/s, peak RSS, and the ratios the issues ask about (each learner
 // against AdaGrad by CPU time, and -b 24 against -b 16).
 //
-//	go run ./bench/speed [-data ../shared/data] [-passes 5] [-repeat 3] [-set son|sketches|bits|all]
+//	go run ./bench/speed [-data ../shared/data] [-passes 5] [-repeat 3] [-set son|sketches|bits|ada|all]
 package main
 
 import (
@@ -33,7 +33,7 @@ func main() {
 	dataDir := flag.String("data", "../shared/data", "directory of the shared datasets")
 	passes := flag.Int("passes", 5, "passes over the cache per timed run")
 	repeat := flag.Int("repeat", 3, "timed runs per setting (the fastest is kept)")
-	set := flag.String("set", "son", "which settings: son, sketches, bits, all")
+	set := flag.String("set", "son", "which settings: son, sketches, bits, ada, all")
 	kinds := flag.String("kinds", "oja,rp,fd,rfd", "sketches of the bits set")
 	extra := flag.String("extra", "", "comma-separated extra settings as name=flags;flags (e.g. fd10=--fd -m 10)")
 	flag.Parse()
@@ -62,6 +62,17 @@ func main() {
 		for _, m := range []string{"5", "10", "20", "50"} {
 			for _, k := range []string{"rp", "fd", "fd_fast", "rfd"} {
 				add(k+" m="+m, "18", "--"+k, "-m", m)
+			}
+		}
+	}
+	if *set == "ada" || *set == "all" {
+		// The FD-adaptive learners (issue 12) beside FD-SON at the same m.
+		add("AdaGrad", "18")
+		for _, m := range []string{"10", "20"} {
+			add("fd m="+m, "18", "--fd", "-m", m)
+			for _, l := range [][]string{{"ada_fd(M)", "--ada_fd"}, {"ada_fd(P)", "--ada_fd", "--dual_averaging"}, {"ftsl", "--ftsl"}, {"sada", "--sada"},
+				{"ada_ffd(M)", "--ada_ffd"}, {"ada_ffd(P)", "--ada_ffd", "--dual_averaging"}, {"ftfsl", "--ftfsl"}, {"sada_fast", "--sada_fast"}} {
+				add(l[0]+" m="+m, "18", append(l[1:], "-m", m)...)
 			}
 		}
 	}
@@ -115,8 +126,9 @@ func main() {
 		}
 	}
 	fmt.Printf("news20.train, %d passes over the example cache, %d rounds of every setting in turn, the run with the least CPU time kept; logistic loss\n", *passes, *repeat)
-	fmt.Printf("%-14s %3s %12s %12s %12s %10s %9s\n", "learner", "-b", "CPU ns/ex", "wall ns/ex", "examples/s", "peak RSS", "vs AdaGrad")
+	fmt.Printf("%-16s %3s %12s %12s %12s %10s %9s\n", "learner", "-b", "CPU ns/ex", "wall ns/ex", "examples/s", "peak RSS", "vs AdaGrad")
 	adagrad := map[string]float64{}
+	fdAt := map[string]float64{} // FD-SON's CPU ns/example per "m=…" (ada set)
 	for i, s := range settings {
 		ns := float64(best[i].CPU.Nanoseconds()) / examples[i]
 		wall := float64(best[i].Wall.Nanoseconds()) / examples[i]
@@ -127,6 +139,14 @@ func main() {
 		if a := adagrad[s.bits]; a > 0 && s.name != "AdaGrad" {
 			ratio = fmt.Sprintf("%.2f×", ns/a)
 		}
-		fmt.Printf("%-14s %3s %12.0f %12.0f %12.0f %8.1fMB %9s\n", s.name, s.bits, ns, wall, 1e9/wall, float64(best[i].MaxRSS)/1024, ratio)
+		vsFD := ""
+		if _, m, ok := strings.Cut(s.name, " m="); ok && *set == "ada" {
+			if strings.HasPrefix(s.name, "fd ") {
+				fdAt[m] = ns
+			} else if f := fdAt[m]; f > 0 {
+				vsFD = fmt.Sprintf("%.2f× FD-SON", ns/f)
+			}
+		}
+		fmt.Printf("%-16s %3s %12.0f %12.0f %12.0f %8.1fMB %9s %s\n", s.name, s.bits, ns, wall, 1e9/wall, float64(best[i].MaxRSS)/1024, ratio, vsFD)
 	}
 }

@@ -93,7 +93,8 @@ type config struct {
 	diagSketch   string
 	sketchReport bool
 
-	vw vwFlags // VW's everyday options (vwcompat.go)
+	vw  vwFlags  // VW's everyday options (vwcompat.go)
+	ada adaFlags // FD-adaptive learners (ada.go)
 
 	changed func(name string) bool // given on the command line
 	on      func(name string) bool // a boolean flag given and true
@@ -112,6 +113,7 @@ var flagGroups = []struct {
 	{"First-order learner (default: AdaGrad)", []string{"learning_rate", "power_t", "initial_t", "l2", "sgd", "adaptive", "normalized"}},
 	{"NASA step sizes of plain gradient descent (seed 001)", []string{"nasa", "nasa_c", "nasa_strong", "nasa_accel", "nasa_L", "scalar_adagrad", "sadagrad"}},
 	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "diag", "diag_sketch", "sketch_report"}},
+	{"FD-adaptive learners (seed 000, seed 003): τ is -m (default 20 for these), η is -l (default ¼ for ADA-FD/FFD/FULL, ½ for the others)", append(append([]string{}, adaFlagNames...), "dual_averaging", "mirror_descent", "delta", "epsilon")},
 }
 
 func parseFlags(args []string, stdout io.Writer) (*config, error) {
@@ -161,12 +163,12 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.BoolVar(&c.probabilities, "probabilities", false, "with --oaa (logistic loss) or --softmax: -p writes the K class probabilities per line, 1:p1 2:p2 … (VW's format), and the summary the average multiclass log loss")
 	fs.StringVar(&c.maxMemory, "max_memory", "", "refuse to start a multiclass model whose estimated memory exceeds this (bytes, or with a K, M, G or T suffix); default: half the machine's RAM")
 
-	fs.Float64VarP(&c.eta, "learning_rate", "l", 0.5, "learning rate (SON with --diag_sketch scaled: the step multiplier, default 5)")
+	fs.Float64VarP(&c.eta, "learning_rate", "l", 0.5, "learning rate (SON with --diag_sketch scaled: the step multiplier, default 5; FD-adaptive learners: η, default ¼ or ½)")
 	fs.Float64Var(&c.powerT, "power_t", 0.5, "learning-rate decay exponent")
 	fs.Float64Var(&c.initialT, "initial_t", 0, "initial value of the time counter")
 	fs.Float64Var(&c.l2, "l2", 0, "L2 regularization")
 	fs.BoolVar(&c.sgd, "sgd", false, "plain online gradient descent (no adaptive or normalized rates)")
-	fs.BoolVar(&c.adaptive, "adaptive", false, "per-feature AdaGrad rates")
+	fs.BoolVar(&c.adaptive, "adaptive", false, "per-feature AdaGrad rates; alone (no --normalized) it is ADA-DIAG (Duchi, Hazan & Singer 2011; seed 000 Eq. 2): β −= η(δI + diag(Σggᵀ)^{1/2})⁻¹g with δ = --delta (default 0), and with --dual_averaging its primal-dual form β = −η(δI + diag(Σggᵀ)^{1/2})⁻¹Σg")
 	fs.BoolVar(&c.normalized, "normalized", false, "per-feature scale-invariant updates")
 	addNASAFlags(fs, &c.nasa)
 
@@ -189,6 +191,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.BoolVar(&c.diag, "diag", true, "diagonal pre-scaling: learn on D^{-1/2}x with D = 0.1 + Σ g² (seed 004 §5.2); --diag=false for the plain, linearly invariant SON")
 	fs.StringVar(&c.diagSketch, "diag_sketch", "scaled", "with --diag: scaled = sketch the current pre-scaled curvature, α from the data, ONS step with rate -l (default 5; README); paper = seed 004 §5.2 as written (σ, eta0, eta_power, sketch_scale apply)")
 	fs.BoolVar(&c.sketchReport, "sketch_report", false, "print the sketch's eigenvalue estimates and the share of Σ‖ĝ‖² they capture")
+	addADAFlags(fs, &c.ada)
 	addVWFlags(fs, c)
 
 	if err := fs.Parse(args); err != nil {
@@ -234,7 +237,7 @@ func (c *config) validate() error {
 		return fmt.Errorf("--profile %q: want cpu or mem", c.profile)
 	case c.sgd && (c.adaptive || c.normalized):
 		return errors.New("--sgd excludes --adaptive and --normalized")
-	case c.sketchSize < 0 || c.sketchSize > 64:
+	case c.sketchSize < 0 || c.sketchSize > 64 && !c.adaOn():
 		return fmt.Errorf("-m %d: must be in 0..64", c.sketchSize)
 	case c.diagSketch != "scaled" && c.diagSketch != "paper":
 		return fmt.Errorf("--diag_sketch %q: must be scaled or paper", c.diagSketch)
@@ -260,6 +263,9 @@ func (c *config) validate() error {
 		}
 	}
 	if _, _, err := c.progressSchedule(); err != nil {
+		return err
+	}
+	if err := c.validateADA(); err != nil {
 		return err
 	}
 	if err := c.validateNASA(); err != nil {

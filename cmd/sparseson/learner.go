@@ -32,13 +32,16 @@ type family struct {
 	fixed map[string]string
 }
 
-var families = map[string]*family{"gd": gdFamily, "son": sonFamily, "full": fullFamily, "softmax": softmaxFamily}
+var families = map[string]*family{"gd": gdFamily, "son": sonFamily, "full": fullFamily, "softmax": softmaxFamily, "ada": adaFamily}
 
 // defaultFamily is used when no learner flag is given.
 var defaultFamily = gdFamily
 
 // chooseFamily picks the learner family the flags ask for.
 func chooseFamily(c *config) (*family, error) {
+	if c.adaOn() {
+		return adaFamily, nil
+	}
 	son, kind, err := sonSelected(c)
 	if err != nil {
 		return nil, err
@@ -69,6 +72,13 @@ var gdFamily = &family{
 			"adaptive": fmtBool(adaptive), "normalized": fmtBool(normalized),
 			"learning_rate": fmtFloat(c.eta), "power_t": fmtFloat(c.powerT),
 			"initial_t": fmtFloat(c.initialT), "l2": fmtFloat(c.l2), "l1": fmtFloat(c.vw.l1),
+			"delta": "0", "update": "mirror",
+		}
+		if c.ada.dualAveraging {
+			o["update"] = "dual" // ADA-DIAG's dual averaging (--adaptive alone)
+		}
+		if c.ada.delta != "auto" {
+			o["delta"] = c.ada.delta // validated: ADA-DIAG's δ (--adaptive alone)
 		}
 		for k, v := range nasaOptions(c) {
 			o[k] = v
@@ -95,6 +105,10 @@ var gdFamily = &family{
 		switch {
 		case o["adaptive"] == "true" && o["normalized"] == "true":
 			kind = "AdaGrad, normalized"
+		case o["adaptive"] == "true" && o["update"] == "dual":
+			kind = "ADA-DIAG, dual averaging, δ = " + o["delta"]
+		case o["adaptive"] == "true" && o["normalized"] != "true" && o["delta"] != "0" && o["delta"] != "":
+			kind = "ADA-DIAG (AdaGrad), δ = " + o["delta"]
 		case o["adaptive"] == "true":
 			kind = "AdaGrad"
 		case o["normalized"] == "true":
@@ -127,6 +141,11 @@ func gdConfig(o model.Options) (gd.Config, error) {
 	if err := nasaConfig(&cfg, o, &p); err != nil {
 		return cfg, err
 	}
+	if _, ok := o["delta"]; ok {
+		// Models from before --delta have AdaGrad without δ.
+		cfg.Delta = p.float(o, "delta")
+	}
+	cfg.Dual = o["update"] == "dual"
 	if _, ok := o["l1"]; ok {
 		// Models from before --l1 carry no gravity.
 		cfg.L1, cfg.L1State = p.float(o, "l1"), true

@@ -178,6 +178,18 @@ var learnerFlagSets = [][]string{
 	{"--oja", "-m", "5", "--diag_sketch", "paper"},
 	{"--rfd", "-m", "4", "--diag_sketch", "paper"},
 	{"--fd", "-m", "4", "--projection", "1", "--alpha", "0.5", "-l", "2"},
+	{"--adaptive", "--delta", "0.1"},
+	{"--adaptive", "--dual_averaging", "--delta", "1e-8"},
+	{"--ada_fd", "-m", "5"},
+	{"--ada_fd", "-m", "5", "--dual_averaging"},
+	{"--ada_ffd", "-m", "4"},
+	{"--ada_ffd", "-m", "4", "--dual_averaging", "-l", "0.3"},
+	{"--ftsl", "-m", "5"},
+	{"--ftfsl", "-m", "4", "--epsilon", "1e-3"},
+	{"--sada", "-m", "5"},
+	{"--sada_fast", "-m", "4"},
+	{"--ada_full", "-b", "9"},
+	{"--ada_full", "-b", "9", "--dual_averaging", "--delta", "0"},
 }
 
 func TestMalformedLines(t *testing.T) {

@@ -70,6 +70,9 @@ func TestMulticlassEndToEnd(t *testing.T) {
 		{"oaa rfd", []string{"--oaa", "20", "--rfd", "-m", "4"}, train, 0.78},
 		{"oaa m=0", []string{"--oaa", "20", "-m", "0"}, train, 0.78},
 		{"oaa full", []string{"--oaa", "20", "--full", "-b", "8"}, small, 0.95},
+		{"oaa ada_fd", []string{"--oaa", "20", "--ada_fd", "-m", "4"}, train, 0.78},
+		{"oaa ftsl", []string{"--oaa", "20", "--ftsl", "-m", "4"}, train, 0.78},
+		{"oaa sada_fast", []string{"--oaa", "20", "--sada_fast", "-m", "4"}, train, 0.78},
 		{"softmax", []string{"--softmax", "20"}, train, 0.78},
 		{"softmax sgd", []string{"--softmax", "20", "--sgd", "-l", "0.05"}, train, 0.78},
 	}

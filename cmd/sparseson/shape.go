@@ -104,6 +104,11 @@ var modelOptions = []modelOption{
 	{key: "diag", flags: []string{"diag"}},
 	{key: "diag_sketch", flags: []string{"diag_sketch"}},
 	{key: "random_seed", flags: []string{"random_seed"}, applies: func(o model.Options) bool { return o["sketch"] == "rp" }},
+	// FD-adaptive learners (ada.go); delta is also ADA-DIAG's (gd)
+	{key: "ada", flags: adaFlagNames},
+	{key: "update", flags: []string{"dual_averaging", "mirror_descent"}, old: true, def: "mirror"},
+	{key: "delta", flags: []string{"delta"}, old: true, def: "0"},
+	{key: "epsilon", flags: []string{"epsilon"}},
 }
 
 func lossIs(name string) func(model.Options) bool {

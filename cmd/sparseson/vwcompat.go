@@ -119,11 +119,12 @@ func citePapers(s string) string {
 var flagRanges = map[string]string{
 	"passes": "≥ 1", "holdout_period": "≥ 1", "early_terminate": "≥ 1", "quantile_tau": "in (0, 1)",
 	"oaa": "2..65536", "softmax": "2..65536", "learning_rate": "> 0", "power_t": "≥ 0", "initial_t": "≥ 0",
-	"l2": "≥ 0", "sketch_size": "0..64", "alpha": "> 0", "alpha_inverse": "> 0", "projection": "> 0, or inf",
+	"l2": "≥ 0", "sketch_size": "0..64; τ of the FD-adaptive learners: 1..512", "alpha": "> 0", "alpha_inverse": "> 0", "projection": "> 0, or inf",
 	"sigma": "auto or ≥ 0", "eta0": "≥ 0", "eta_power": "in [0, 2]", "sketch_scale": "≥ 0", "oja_rate": "> 0",
 	"nasa_c": "> 0", "nasa_strong": "> 0", "nasa_L": "> 0", "sadagrad": "> 0", "random_seed": "0..2^64−1",
 	"progress": "> 0; a factor > 1 with '.'", "min_prediction": "finite", "max_prediction": "finite, ≥ --min_prediction",
 	"decay_learning_rate": "> 0", "l1": "≥ 0", "holdout_after": "≥ 0",
+	"delta": "auto or ≥ 0", "epsilon": "≥ 0",
 }
 
 // finishHelp cites the papers by name and states ranges in every flag's

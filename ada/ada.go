@@ -1,0 +1,235 @@
+package ada
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/sparseson/sparseson/fd"
+	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// Learner is the FD-adaptive engine (see the package comment): every
+// learner of the table Learners is one Config of it.
+//
+// Invariant between examples: under mirror descent β_{t+1} = β̄ + Zᵀb;
+// under dual averaging β̄ holds ḡ_t, b = 0, the core's ZBar holds Z·ḡ_t, and
+// β_{t+1} = −η(c·ḡ_t + ZᵀQ·Zḡ_t) with c and Q from the sketch S_t and ρ_{1:t}.
+type Learner struct {
+	cfg  Config
+	loss loss.Loss
+	sk   *fd.Sketch
+	sp   *sparse.Split
+
+	// scratch, sized for the sketch's largest buffer and row count
+	w []float64 // φ(λ)/λ per eigenvalue
+	v []float64 // Q·z or Q·y
+}
+
+// New returns an untrained learner.
+func New(cfg Config, l loss.Loss) (*Learner, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	sk, err := fd.New(cfg.sketchConfig())
+	if err != nil {
+		return nil, err
+	}
+	sp, err := sparse.NewSplit(cfg.Bits, sk)
+	if err != nil {
+		return nil, err
+	}
+	return newLearner(cfg, l, sk, sp)
+}
+
+// Load restores a learner saved by Save; cfg must be the saved model's.
+func Load(r *model.Reader, cfg Config, l loss.Loss) (*Learner, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	sk, err := fd.New(cfg.sketchConfig())
+	if err != nil {
+		return nil, err
+	}
+	sp, err := sparse.LoadSplit(r, cfg.Bits, sk)
+	if err != nil {
+		return nil, fmt.Errorf("loading the %s state: %w", cfg.Name(), err)
+	}
+	if !(sk.SumRho() >= 0) || math.IsInf(sk.SumRho(), 0) {
+		return nil, fmt.Errorf("%w: escaped mass ρ = %v", model.ErrCorrupt, sk.SumRho())
+	}
+	return newLearner(cfg, l, sk, sp)
+}
+
+func newLearner(cfg Config, l loss.Loss, sk *fd.Sketch, sp *sparse.Split) (*Learner, error) {
+	if cfg.Update == Dual && sp.ZBar() == nil {
+		return nil, errors.New("ada: dual averaging needs the core's Z·ḡ (a sketch that keeps ZZᵀ)")
+	}
+	lb := cfg.Tau
+	if cfg.Buffer == Doubled {
+		lb = 2 * cfg.Tau
+	}
+	return &Learner{cfg: cfg, loss: l, sk: sk, sp: sp,
+		w: make([]float64, lb), v: make([]float64, sk.MaxRows())}, nil
+}
+
+// Config returns the learner's configuration.
+func (a *Learner) Config() Config { return a.cfg }
+
+// Sketch returns the FD sketch (for tests and diagnostics).
+func (a *Learner) Sketch() *fd.Sketch { return a.sk }
+
+// Split returns the split weights (for tests and diagnostics).
+func (a *Learner) Split() *sparse.Split { return a.sp }
+
+// Rho is ρ_{1:t}, the sketch's escaped mass.
+func (a *Learner) Rho() float64 { return a.sk.SumRho() }
+
+// coefficients factors the current sketch and returns c of
+// P = c·I + Vᵀdiag(φ)V, with w_i = φ(λ_i)/λ_i in a.w (the weights of
+// MulSpectral; see the package comment). The differences φ are written
+// without cancellation: 1/(δ+√λ) − 1/δ = −√λ/(δ(δ+√λ)), and
+// (λ+r)^{−1/2} − r^{−1/2} = −λ/(√(λ+r)·√r·(√(λ+r) + √r)).
+func (a *Learner) coefficients() (c float64, w []float64) {
+	lam := a.sk.Spectrum()
+	w = a.w[:len(lam)]
+	switch r := a.sk.SumRho() + a.cfg.Epsilon; {
+	case a.cfg.Precond == Delta:
+		d := a.cfg.Delta
+		c = 1 / d
+		for i, l := range lam {
+			w[i] = 0
+			if l > 0 {
+				s := math.Sqrt(l)
+				w[i] = -1 / (d * (d + s) * s)
+			}
+		}
+	case r > 0:
+		sr := math.Sqrt(r)
+		c = 1 / sr
+		for i, l := range lam {
+			w[i] = 0
+			if l > 0 {
+				s := math.Sqrt(l + r)
+				w[i] = -1 / (s * sr * (s + sr))
+			}
+		}
+	default:
+		// ρ = 0: the pseudo-inverse (SᵀS)^{†1/2}, λ^{−1/2} on the sketch.
+		for i, l := range lam {
+			w[i] = 0
+			if l > 0 {
+				w[i] = 1 / (l * math.Sqrt(l))
+			}
+		}
+	}
+	return c, w
+}
+
+// score is βᵀx for the example Begin has looked up (bx = β̄·x, z = Z·x).
+func (a *Learner) score(bx float64, z []float64) float64 {
+	if a.cfg.Update == Mirror {
+		return bx + dot(a.sp.B(), z)
+	}
+	c, w := a.coefficients()
+	v := a.v[:len(z)]
+	a.sk.MulSpectral(v, a.sp.ZBar(), w)
+	return -a.cfg.Eta * (c*bx + dot(z, v))
+}
+
+// Predict implements sparse.Learner.
+func (a *Learner) Predict(ex *sparse.Example) float64 {
+	bx, z, _ := a.sp.Begin(ex, false)
+	return ex.Initial + a.score(bx, z)
+}
+
+// Learn implements sparse.Learner: one round of the configured algorithm.
+func (a *Learner) Learn(ex *sparse.Example) float64 {
+	bx, z, _ := a.sp.Begin(ex, true)
+	pred := ex.Initial + a.score(bx, z)
+	h := ex.Weight
+	d := a.loss.Deriv(pred, ex.Label)
+	if !(h > 0) || !isFinite(pred) || !isFinite(d) {
+		return pred
+	}
+	// The sketch takes √h·ℓ′·x, the step h·ℓ′·x: importance h counts as h
+	// copies of the example, as in SON.
+	z = a.sp.Sketch(math.Sqrt(h) * d)
+	g := h * d
+	if a.cfg.Update == Dual {
+		// ḡ_I += g·x_I, and the core adds g·Z_t x to Z·ḡ.
+		a.sp.Step(-g, 0, nil)
+		return pred
+	}
+	// β̄_I −= η·c·g·x_I, b −= η·g·Q·Z_t x.
+	c, w := a.coefficients()
+	v := a.v[:len(z)]
+	a.sk.MulSpectral(v, z, w)
+	a.sp.Step(a.cfg.Eta*c*g, -a.cfg.Eta*g, v)
+	a.sp.Finish()
+	return pred
+}
+
+// Weights implements sparse.Learner: β_j for every feature seen.
+func (a *Learner) Weights(fn func(slot uint32, w float64)) {
+	if a.cfg.Update == Mirror {
+		b := a.sp.B()
+		a.sp.Columns(func(slot uint32, bbar float64, z []float64) {
+			fn(slot, bbar+dot(b, z))
+		})
+		return
+	}
+	c, w := a.coefficients()
+	y := a.sp.ZBar()
+	v := make([]float64, len(y))
+	a.sk.MulSpectral(v, y, w)
+	eta := a.cfg.Eta
+	a.sp.Columns(func(slot uint32, gbar float64, z []float64) {
+		fn(slot, -eta*(c*gbar+dot(z, v)))
+	})
+}
+
+// Save implements sparse.Learner: the split table and the sketch (ρ_{1:t}
+// is the sketch's); the configuration is the model's options.
+func (a *Learner) Save(w *model.Writer) error { return a.sp.Save(w) }
+
+// Report implements sparse.Reporter.
+func (a *Learner) Report(w io.Writer) {
+	a.sp.Report(w)
+	c, _ := a.coefficients()
+	fmt.Fprintf(w, "%s: ρ_{1:t} = %.6g, outside the sketch P = %.6g·I, steps refused = %d\n", a.cfg.Name(), a.sk.SumRho(), c, a.sp.Refused())
+}
+
+// Name is the learner's paper name, with its update where it is a choice
+// (ADA-FULL for Tau 0).
+func (c Config) Name() string {
+	upd := " (mirror descent)"
+	if c.Update == Dual {
+		upd = " (dual averaging)"
+	}
+	if c.Tau == 0 {
+		return "ADA-FULL" + upd
+	}
+	for _, n := range Learners {
+		if n.Precond == c.Precond && n.Buffer == c.Buffer && (!n.UpdateFixed || n.Update == c.Update) {
+			if n.UpdateFixed {
+				return n.Paper
+			}
+			return n.Paper + upd
+		}
+	}
+	return "FD-adaptive"
+}
+
+func dot(a, b []float64) (s float64) {
+	b = b[:len(a)]
+	for i, x := range a {
+		s += x * b[i]
+	}
+	return s
+}
+
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

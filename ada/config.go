@@ -1,0 +1,139 @@
+package ada
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/sparseson/sparseson/fd"
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// Precond is the preconditioner's form.
+type Precond int
+
+const (
+	// Delta is seed 000's H_t = δI + (S_tᵀS_t)^{1/2} (ADA-FD, ADA-FFD).
+	Delta Precond = iota
+	// Escaped is seed 003's G̃_t^{1/2} = (ρ_{1:t}I + S_tᵀS_t)^{1/2} with the
+	// FD sketch's escaped mass ρ_{1:t} (FTSL, FTFSL, S-ADA, Fast S-ADA).
+	Escaped
+)
+
+// Update is the online update.
+type Update int
+
+const (
+	// Mirror is composite mirror descent: β_{t+1} = β_t − η·P_t·g_t.
+	Mirror Update = iota
+	// Dual is dual averaging (seed 000's primal-dual subgradient method,
+	// seed 003's follow-the-leader form): β_{t+1} = −η·P_t·ḡ_t, ḡ_t = Σg.
+	Dual
+)
+
+// Buffer is the sketch's buffer.
+type Buffer int
+
+const (
+	// Single is the per-step FD shrink (seed 000 Alg. 1/2): τ − 1 rows.
+	Single Buffer = iota
+	// Doubled is the doubled buffer (seed 000 Alg. 3/4; fd.Config.RankBuffer).
+	Doubled
+)
+
+// Config selects and tunes a learner.
+type Config struct {
+	Bits    uint // hash bits (-b)
+	Tau     int  // sketch size τ (-m)
+	Precond Precond
+	Update  Update
+	Buffer  Buffer
+	Eta     float64 // step size η (-l)
+	// Delta is δ > 0 of the δ form (unused by the escaped form).
+	Delta float64
+	// Epsilon ≥ 0 is added to ρ_{1:t} in the escaped form (ρ + ε)I; with
+	// ρ + ε = 0 the pseudo-inverse is taken.
+	Epsilon float64
+}
+
+// Named is one of the papers' learners: a name (its flag) and its choices.
+type Named struct {
+	Name    string
+	Paper   string // the paper's name for it
+	Precond Precond
+	Buffer  Buffer
+	// Update is the paper's update; UpdateFixed says the update is part
+	// of the method (FTSL is dual averaging, S-ADA mirror descent) and
+	// cannot be changed.
+	Update      Update
+	UpdateFixed bool
+}
+
+// Learners is the table of the six named learners; with ADA-FD and ADA-FFD
+// under both updates they are the eight of issue 12.
+var Learners = []Named{
+	{Name: "ada_fd", Paper: "ADA-FD", Precond: Delta, Buffer: Single, Update: DefaultUpdate},
+	{Name: "ada_ffd", Paper: "ADA-FFD", Precond: Delta, Buffer: Doubled, Update: DefaultUpdate},
+	{Name: "ftsl", Paper: "FTSL", Precond: Escaped, Buffer: Single, Update: Dual, UpdateFixed: true},
+	{Name: "ftfsl", Paper: "FTFSL", Precond: Escaped, Buffer: Doubled, Update: Dual, UpdateFixed: true},
+	{Name: "sada", Paper: "S-ADA", Precond: Escaped, Buffer: Single, Update: Mirror, UpdateFixed: true},
+	{Name: "sada_fast", Paper: "Fast S-ADA", Precond: Escaped, Buffer: Doubled, Update: Mirror, UpdateFixed: true},
+}
+
+// Lookup returns the named learner.
+func Lookup(name string) (Named, bool) {
+	for _, n := range Learners {
+		if n.Name == name {
+			return n, true
+		}
+	}
+	return Named{}, false
+}
+
+// DefaultUpdate is ADA-FD's and ADA-FFD's update when none is chosen.
+const DefaultUpdate = Mirror
+
+// DefaultDelta returns seed 000 §5.1's δ for ADA-FD/FFD at τ = 20: 10 for
+// dual averaging, 1 for mirror descent.
+func DefaultDelta(u Update) float64 {
+	if u == Dual {
+		return 10
+	}
+	return 1
+}
+
+// MaxTau bounds τ (package fd's sketch size bound).
+const MaxTau = fd.MaxM
+
+// Validate checks the configuration.
+func (c Config) Validate() error {
+	if c.Bits < 1 || c.Bits > sparse.MaxBits {
+		return fmt.Errorf("-b %d out of range 1..%d", c.Bits, sparse.MaxBits)
+	}
+	if c.Tau < 1 || c.Tau > MaxTau {
+		return fmt.Errorf("sketch size τ (-m) = %d out of range 1..%d", c.Tau, MaxTau)
+	}
+	if c.Precond != Delta && c.Precond != Escaped || c.Update != Mirror && c.Update != Dual || c.Buffer != Single && c.Buffer != Doubled {
+		return errors.New("ada: unknown preconditioner, update or buffer")
+	}
+	if !(c.Eta > 0) || math.IsInf(c.Eta, 0) {
+		return fmt.Errorf("learning rate η (-l) must be positive and finite, got %v", c.Eta)
+	}
+	if c.Precond == Delta && (!(c.Delta > 0) || math.IsInf(c.Delta, 0)) {
+		return fmt.Errorf("--delta must be positive and finite, got %v", c.Delta)
+	}
+	if !(c.Epsilon >= 0) || math.IsInf(c.Epsilon, 0) {
+		return fmt.Errorf("--epsilon must be finite and ≥ 0, got %v", c.Epsilon)
+	}
+	return nil
+}
+
+// RowCap is the most rows Z may have: the Z stride of a feature's row.
+func RowCap(c Config) int { return fd.DefaultRowCap(c.Tau, c.Buffer == Doubled) }
+
+// sketchConfig is the fd sketch for c: m = τ, the raw gradient, ρ = λ_τ.
+// α only shapes fd's own (unused here) SON products, so any positive value
+// does.
+func (c Config) sketchConfig() fd.Config {
+	return fd.Config{M: c.Tau, Alpha: 1, Fast: c.Buffer == Doubled, RankBuffer: c.Buffer == Doubled}
+}

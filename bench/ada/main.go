@@ -1,0 +1,225 @@
+// Command ada measures the FD-adaptive learners (package ada; issue 12):
+//
+// -part accuracy: one pass over each shared binary training set, logistic
+// loss, test accuracy of the eight learners (ADA-FD and ADA-FFD under both
+// updates, FTSL, FTFSL, S-ADA, Fast S-ADA) at their defaults and at their
+// best η = 2^j, j = −4…4 (on the test set, as the papers pick it), beside
+// AdaGrad (default and best -l); and, per learner and η, the mean accuracy
+// over the sets and the shortfall against default AdaGrad on news20 and
+// w8a — the table the default η was chosen from.
+//
+// -part regression: seed 000 §5.2's online regression (regression.go).
+//
+// -part sketchy: seed 003's comparison on a dense shared set (sketchy.go).
+//
+//	go run ./bench/ada [-data ../shared/data] [-part accuracy,regression,sketchy] [-sets ...] [-m 20]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"math"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/sparseson/sparseson/bench/internal/run"
+)
+
+// learner is one of the eight, by its flags.
+type learner struct {
+	name  string
+	flags []string
+}
+
+// eight returns the eight learners at sketch size m ("" = the default τ).
+func eight(m string) []learner {
+	var out []learner
+	for _, l := range []learner{
+		{"ADA-FD(M)", []string{"--ada_fd", "--mirror_descent"}},
+		{"ADA-FD(P)", []string{"--ada_fd", "--dual_averaging"}},
+		{"ADA-FFD(M)", []string{"--ada_ffd", "--mirror_descent"}},
+		{"ADA-FFD(P)", []string{"--ada_ffd", "--dual_averaging"}},
+		{"FTSL", []string{"--ftsl"}},
+		{"FTFSL", []string{"--ftfsl"}},
+		{"S-ADA", []string{"--sada"}},
+		{"Fast S-ADA", []string{"--sada_fast"}},
+	} {
+		if m != "" {
+			l.flags = append(l.flags, "-m", m)
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func main() {
+	dataDir := flag.String("data", "../shared/data", "directory of the shared datasets")
+	part := flag.String("part", "accuracy", "comma-separated parts: accuracy, regression, sketchy, or all")
+	sets := flag.String("sets", "", "accuracy: comma-separated datasets (default: all binary sets)")
+	m := flag.String("m", "", "accuracy: sketch size τ (default: the learners' default)")
+	learners := flag.String("learners", "", "accuracy: only the learners whose name matches this regular expression (AdaGrad always runs)")
+	jlo := flag.Int("jlo", -4, "accuracy: smallest log2 η (jlo > jhi: defaults only)")
+	jhi := flag.Int("jhi", 4, "accuracy: largest log2 η")
+	T := flag.Int("T", 10000, "regression: rounds")
+	only := flag.String("only", "", "regression: only these runs (comma-separated: main, tau, full, fdson)")
+	flag.Parse()
+	bin, err := run.Binary()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, p := range strings.Split(*part, ",") {
+		switch p {
+		case "accuracy":
+			accuracy(bin, *dataDir, *sets, *m, *learners, *jlo, *jhi)
+		case "regression":
+			regression(bin, *T, *only)
+		case "sketchy":
+			sketchy(bin, *dataDir)
+		case "all":
+			accuracy(bin, *dataDir, *sets, *m, *learners, *jlo, *jhi)
+			regression(bin, *T, *only)
+			sketchy(bin, *dataDir)
+		default:
+			log.Fatalf("unknown part %q", p)
+		}
+	}
+}
+
+// noRate marks a run at the learner's default η.
+const noRate = math.MinInt32
+
+func accuracy(bin, dataDir, sets, m, only string, jlo, jhi int) {
+	re := regexp.MustCompile(only)
+	pick := func(ls []learner) []learner {
+		var out []learner
+		for _, l := range ls {
+			if l.name == "AdaGrad" || re.MatchString(l.name) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	type key struct {
+		ds, learner string
+		j           int
+	}
+	var mu sync.Mutex
+	acc := map[key]float64{}
+	var jobs []func() error
+	var dsNames []string
+	for _, ds := range run.Datasets {
+		if sets != "" && !strings.Contains(","+sets+",", ","+ds.Name+",") {
+			continue
+		}
+		dsNames = append(dsNames, ds.Name)
+		train, test := run.Paths(dataDir, ds.Name, "vw")
+		ls := pick(append([]learner{{"AdaGrad", nil}}, eight(m)...))
+		for _, l := range ls {
+			js := []int{noRate}
+			for j := jlo; j <= jhi; j++ {
+				js = append(js, j)
+			}
+			for _, j := range js {
+				k := key{ds.Name, l.name, j}
+				flags := append([]string{"--loss_function", "logistic"}, l.flags...)
+				if j != noRate {
+					flags = append(flags, "-l", run.Pow2(j))
+				}
+				jobs = append(jobs, func() error {
+					a, err := run.Accuracy(bin, train, test, flags...)
+					if err != nil {
+						return err
+					}
+					mu.Lock()
+					acc[k] = a
+					mu.Unlock()
+					return nil
+				})
+			}
+		}
+	}
+	// (news20 comes first in run.Datasets: the slow jobs start first.)
+	if err := run.Parallel(jobs); err != nil {
+		log.Fatal(err)
+	}
+	var csv strings.Builder
+	fmt.Fprintln(&csv, "dataset,learner,log2eta,accuracy")
+	var names []string
+	for _, l := range pick(append([]learner{{"AdaGrad", nil}}, eight(m)...)) {
+		names = append(names, l.name)
+	}
+	for _, ds := range dsNames {
+		for _, n := range names {
+			for j := jlo - 1; j <= jhi; j++ {
+				jj := j
+				if j < jlo {
+					jj = noRate
+				}
+				if a, ok := acc[key{ds, n, jj}]; ok {
+					js := "default"
+					if jj != noRate {
+						js = fmt.Sprint(jj)
+					}
+					fmt.Fprintf(&csv, "%s,%s,%s,%.2f\n", ds, n, js, a)
+				}
+			}
+		}
+	}
+	if err := run.WriteFile("bench/out/ada_accuracy.csv", []byte(csv.String())); err != nil {
+		log.Fatal(err)
+	}
+	tau := m
+	if tau == "" {
+		tau = "default"
+	}
+	fmt.Printf("\nTest accuracy (%%), one pass, logistic loss, τ = %s: default η, and best η = 2^j (j) on the test set\n", tau)
+	fmt.Printf("%-15s", "dataset")
+	for _, n := range names {
+		fmt.Printf(" | %-13s", n)
+	}
+	fmt.Println()
+	for _, ds := range dsNames {
+		fmt.Printf("%-15s", ds)
+		for _, n := range names {
+			fmt.Printf(" | %-13s", fmt.Sprintf("%.2f", acc[key{ds, n, noRate}]))
+		}
+		fmt.Println()
+		if jlo > jhi {
+			continue
+		}
+		fmt.Printf("%-15s", "  best η")
+		for _, n := range names {
+			best, bj := math.Inf(-1), 0
+			for j := jlo; j <= jhi; j++ {
+				if a := acc[key{ds, n, j}]; a > best {
+					best, bj = a, j
+				}
+			}
+			fmt.Printf(" | %-13s", fmt.Sprintf("%.2f (%d)", best, bj))
+		}
+		fmt.Println()
+	}
+	// The choice of the default η: per learner and η, the mean accuracy
+	// over the sets and the shortfall against default AdaGrad on news20
+	// and w8a (the acceptance sets; −2 pp is the bar).
+	if jlo > jhi {
+		return
+	}
+	fmt.Printf("\nPer learner and η = 2^j: mean accuracy over the %d sets / news20 − AdaGrad / w8a − AdaGrad (pp)\n", len(dsNames))
+	for _, n := range names[1:] {
+		fmt.Printf("%-11s", n)
+		for j := jlo; j <= jhi; j++ {
+			var sum float64
+			for _, ds := range dsNames {
+				sum += acc[key{ds, n, j}]
+			}
+			diff := func(ds string) float64 {
+				return acc[key{ds, n, j}] - acc[key{ds, "AdaGrad", noRate}]
+			}
+			fmt.Printf(" | %d: %.2f/%+.1f/%+.1f", j, sum/float64(len(dsNames)), diff("news20"), diff("w8a"))
+		}
+		fmt.Println()
+	}
+}

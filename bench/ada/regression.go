@@ -1,0 +1,362 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"log"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/sparseson/sparseson/bench/internal/run"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Seed 000 §5.2, online regression: f_t(β) = |βᵀx_t − y_t| with
+// y_t = β*ᵀx_t (noise-free, so the regret is the cumulative loss),
+// T = 10000, d = 500, β* = β̂/‖β̂‖ with β̂ ~ N(0, I), x_t ~ N(μ = 1, Σ),
+// λ_j(Σ) = 100·j^{−2}. The paper does not say which eigenvectors Σ has;
+// we take a Haar-random orthogonal Q (QR of a Gaussian matrix, signs
+// fixed by R's diagonal), Σ = Q·diag(λ)·Qᵀ, so x_t = 1 + Q·diag(√λ)·z_t.
+//
+// The loss is sparseson's pinball loss at τ = ½, which is ½|r|: its
+// gradient is half the absolute loss's. For ADA-FD, ADA-FFD, ADA-FULL
+// and ADA-DIAG that is exact with δ/2 in place of δ —
+// (δ/2 + (G/4)^{1/2})⁻¹·(g/2) = (δ + G^{1/2})⁻¹g, under both updates — so
+// they run with --delta δ/2 and the paper's η. OGD runs at -l 2η (its
+// step is linear in g). FD-SON (the paper form, --diag=false, C = ∞) is
+// tuned over α = 10^k, k = −4…6 (the paper's δ grid, 1e-4…10, widened:
+// its best α was beyond it); its ONS step has no η. Every run reads the same stream; regret = Σ_t |β_tᵀx_t − y_t| from
+// the raw progressive predictions (-r).
+const (
+	regD = 500
+)
+
+var etaGrid = []float64{1e-4, 1e-3, 1e-2, 1e-1, 1}
+
+// regressionData writes the stream as VW text and returns its path and
+// labels.
+func regressionData(dir string, T int) (string, []float64) {
+	rng := rand.New(rand.NewPCG(2022, 52))
+	G := mat.NewDense(regD, regD, nil)
+	for i := 0; i < regD; i++ {
+		for j := 0; j < regD; j++ {
+			G.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(G)
+	var Q, R mat.Dense
+	qr.QTo(&Q)
+	qr.RTo(&R)
+	sl := make([]float64, regD)
+	for j := range sl {
+		sl[j] = math.Sqrt(100 / float64((j+1)*(j+1)))
+		if R.At(j, j) < 0 {
+			for i := 0; i < regD; i++ {
+				Q.Set(i, j, -Q.At(i, j))
+			}
+		}
+	}
+	beta := make([]float64, regD)
+	var nb float64
+	for j := range beta {
+		beta[j] = rng.NormFloat64()
+		nb += beta[j] * beta[j]
+	}
+	for j := range beta {
+		beta[j] /= math.Sqrt(nb)
+	}
+	path := filepath.Join(dir, "regression.vw")
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	labels := make([]float64, T)
+	z := make([]float64, regD)
+	x := make([]float64, regD)
+	for t := 0; t < T; t++ {
+		for j := range z {
+			z[j] = rng.NormFloat64() * sl[j]
+		}
+		var y float64
+		for i := range x {
+			x[i] = 1
+			for j, zj := range z {
+				x[i] += Q.At(i, j) * zj
+			}
+			y += beta[i] * x[i]
+		}
+		labels[t] = y
+		fmt.Fprintf(w, "%s |f", strconv.FormatFloat(y, 'g', 17, 64))
+		for i, v := range x {
+			fmt.Fprintf(w, " %d:%s", i+1, strconv.FormatFloat(v, 'g', 17, 64))
+		}
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		log.Fatal(err)
+	}
+	f.Close()
+	return path, labels
+}
+
+// regRun is one run of the regression: a learner at one setting.
+type regRun struct {
+	group, learner string
+	update         string // "M", "P" or ""
+	tau            int
+	param          string // the swept value, as shown
+	flags          []string
+	loss           float64
+}
+
+// fullEta is the η of the full-size runs when ADA-FULL's best is not
+// known in the same invocation (-only full): its best η in the T = 10000
+// runs (README).
+var fullEta = 0.01
+
+func regression(bin string, T int, only string) {
+	dir, err := os.MkdirTemp("", "ada-regression")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	data, labels := regressionData(dir, T)
+	cache := filepath.Join(dir, "regression.cache")
+	common := []string{"--quiet", "-b", "12", "--noconstant", "--loss_function", "quantile", "--quantile_tau", "0.5", "--cache_file", cache}
+	if _, err := run.Exec(bin, append(append([]string{}, common...), "-t", data)...); err != nil {
+		log.Fatal(err)
+	}
+	want := func(g string) bool { return only == "" || strings.Contains(","+only+",", ","+g+",") }
+	var runs []*regRun
+	add := func(group, learner, update string, tau int, param string, flags ...string) {
+		runs = append(runs, &regRun{group: group, learner: learner, update: update, tau: tau, param: param, flags: flags})
+	}
+	upd := map[string]string{"M": "--mirror_descent", "P": "--dual_averaging"}
+	half := map[string]string{"M": "0.5", "P": "5"} // δ/2 for δ = 1 (M), 10 (P)
+	for _, u := range []string{"M", "P"} {
+		for _, eta := range etaGrid {
+			e := fmtG(eta)
+			if want("main") {
+				add("main", "ADA-FD", u, 20, e, "--ada_fd", "-m", "20", upd[u], "--delta", half[u], "-l", e)
+				add("main", "ADA-FFD", u, 20, e, "--ada_ffd", "-m", "20", upd[u], "--delta", half[u], "-l", e)
+				add("main", "ADA-DIAG", u, 0, e, "--adaptive", upd[u], "--delta", "5e-9", "-l", e)
+				if u == "M" {
+					add("main", "OGD", u, 0, e, "--sgd", "--power_t", "0.5", "-l", fmtG(2*eta))
+				}
+			}
+			if want("tau") && u == "M" {
+				for _, tau := range []int{40, 60, 80} {
+					m := strconv.Itoa(tau)
+					add("tau", "ADA-FD", u, tau, e, "--ada_fd", "-m", m, upd[u], "--delta", half[u], "-l", e)
+					add("tau", "ADA-FFD", u, tau, e, "--ada_ffd", "-m", m, upd[u], "--delta", half[u], "-l", e)
+				}
+			}
+		}
+	}
+	if want("main") || want("fdson") {
+		for k := -4; k <= 6; k++ {
+			a := fmtG(math.Pow(10, float64(k)))
+			add("main", "FD-SON", "M", 20, "α="+a, "--fd", "-m", "20", "--diag=false", "--alpha", a)
+		}
+	}
+	exec := func(rs []*regRun) {
+		var jobs []func() error
+		for _, r := range rs {
+			jobs = append(jobs, func() error {
+				raw := filepath.Join(dir, fmt.Sprintf("%p.raw", r))
+				args := append(append(append([]string{}, common...), r.flags...), "-r", raw, data)
+				if _, err := run.Exec(bin, args...); err != nil {
+					return err
+				}
+				l, err := cumulativeLoss(raw, labels)
+				r.loss = l
+				os.Remove(raw)
+				return err
+			})
+		}
+		if err := run.Parallel(jobs); err != nil {
+			log.Fatal(err)
+		}
+	}
+	exec(runs)
+	// ADA-FULL costs O(d³) per example (≈ 6 CPU-minutes a run here), so
+	// it is not run over the whole grid: first at ADA-FD's best η (same
+	// update) and its two neighbours on the grid, then one step further
+	// while the best is at the edge of the η tried.
+	if want("main") {
+		best := bestRuns(runs)
+		for _, u := range []string{"M", "P"} {
+			tried := map[int]*regRun{}
+			try := func(idxs ...int) {
+				var rs []*regRun
+				for _, i := range idxs {
+					if i < 0 || i >= len(etaGrid) || tried[i] != nil {
+						continue
+					}
+					e := fmtG(etaGrid[i])
+					r := &regRun{group: "main", learner: "ADA-FULL", update: u, param: e, flags: []string{"--ada_full", upd[u], "--delta", half[u], "-l", e}}
+					tried[i] = r
+					rs = append(rs, r)
+				}
+				exec(rs)
+				runs = append(runs, rs...)
+			}
+			c := len(etaGrid) / 2
+			if b := best[bkey{"ADA-FD", u, 20}]; b != nil {
+				for i, e := range etaGrid {
+					if fmtG(e) == b.param {
+						c = i
+					}
+				}
+			}
+			try(c-1, c, c+1)
+			for {
+				bi := -1
+				for i, r := range tried {
+					if bi < 0 || r.loss < tried[bi].loss {
+						bi = i
+					}
+				}
+				next := -1
+				if tried[bi-1] == nil && bi-1 >= 0 {
+					next = bi - 1
+				} else if tried[bi+1] == nil && bi+1 < len(etaGrid) {
+					next = bi + 1
+				}
+				if next < 0 {
+					break
+				}
+				try(next)
+			}
+		}
+	}
+	best := bestRuns(runs)
+	// The full-size runs, at ADA-FULL (mirror descent)'s best η: ADA-FD
+	// with τ = d+1 and ADA-FFD with 2τ ≥ d+1 (footnote 1) never discard
+	// anything and must equal ADA-FULL.
+	if want("full") {
+		eta := fullEta
+		if b := best[bkey{"ADA-FULL", "M", 0}]; b != nil {
+			eta, _ = strconv.ParseFloat(b.param, 64)
+		}
+		e := fmtG(eta)
+		full := []*regRun{
+			{group: "full", learner: "ADA-FULL", update: "M", param: e, flags: []string{"--ada_full", "--mirror_descent", "--delta", "0.5", "-l", e}},
+			{group: "full", learner: "ADA-FD", update: "M", tau: regD + 1, param: e, flags: []string{"--ada_fd", "-m", strconv.Itoa(regD + 1), "--mirror_descent", "--delta", "0.5", "-l", e}},
+			{group: "full", learner: "ADA-FFD", update: "M", tau: (regD + 2) / 2, param: e, flags: []string{"--ada_ffd", "-m", strconv.Itoa((regD + 2) / 2), "--mirror_descent", "--delta", "0.5", "-l", e}},
+		}
+		exec(full)
+		fmt.Printf("\nSeed 000 §5.2 footnote 1, mirror descent at η = %s, T = %d: cumulative loss of ADA-FULL %.6g; ADA-FD τ = %d: %.6g (%+.4f%%); ADA-FFD τ = %d: %.6g (%+.4f%%)\n",
+			e, T, full[0].loss, full[1].tau, full[1].loss, 100*(full[1].loss/full[0].loss-1), full[2].tau, full[2].loss, 100*(full[2].loss/full[0].loss-1))
+		runs = append(runs, full...)
+	}
+	var csv strings.Builder
+	fmt.Fprintln(&csv, "group,learner,update,tau,param,cumulative_loss")
+	for _, r := range runs {
+		fmt.Fprintf(&csv, "%s,%s,%s,%d,%s,%.6g\n", r.group, r.learner, r.update, r.tau, r.param, r.loss)
+	}
+	name := "bench/out/ada_regression.csv"
+	if only != "" {
+		name = "bench/out/ada_regression_" + strings.ReplaceAll(only, ",", "_") + ".csv"
+	}
+	if err := run.WriteFile(name, []byte(csv.String())); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("\nSeed 000 §5.2: online regression, absolute loss, T = %d, d = %d; cumulative loss (= regret) at the best η over {1e-4, …, 1} (FD-SON: best α), τ = 20, δ = 10 (dual averaging) / 1 (mirror descent)\n", T, regD)
+	fmt.Printf("%-10s | %-24s | %-24s\n", "learner", "mirror descent (CMD)", "dual averaging (PDS)")
+	for _, l := range []string{"ADA-FULL", "ADA-FD", "ADA-FFD", "ADA-DIAG", "FD-SON", "OGD"} {
+		fmt.Printf("%-10s", l)
+		for _, u := range []string{"M", "P"} {
+			tau := 0
+			if l == "ADA-FD" || l == "ADA-FFD" || l == "FD-SON" {
+				tau = 20
+			}
+			if b := best[bkey{l, u, tau}]; b != nil {
+				fmt.Printf(" | %-24s", fmt.Sprintf("%.5g (%s)", b.loss, paramLabel(b.param)))
+			} else {
+				fmt.Printf(" | %-24s", "—")
+			}
+		}
+		fmt.Println()
+	}
+	if want("tau") {
+		fmt.Printf("\nMirror descent, τ = 20…80 (δ = 1), best η: cumulative loss\n%-8s", "learner")
+		taus := []int{20, 40, 60, 80}
+		for _, t := range taus {
+			fmt.Printf(" | τ = %-12d", t)
+		}
+		fmt.Println()
+		for _, l := range []string{"ADA-FD", "ADA-FFD"} {
+			fmt.Printf("%-8s", l)
+			for _, t := range taus {
+				if b := best[bkey{l, "M", t}]; b != nil {
+					fmt.Printf(" | %-16s", fmt.Sprintf("%.5g (%s)", b.loss, paramLabel(b.param)))
+				} else {
+					fmt.Printf(" | %-16s", "—")
+				}
+			}
+			fmt.Println()
+		}
+	}
+}
+
+type bkey struct {
+	learner, update string
+	tau             int
+}
+
+// bestRuns returns the run with the least loss per learner, update and τ.
+func bestRuns(runs []*regRun) map[bkey]*regRun {
+	best := map[bkey]*regRun{}
+	var mu sync.Mutex
+	mu.Lock()
+	defer mu.Unlock()
+	for _, r := range runs {
+		if r.group == "full" {
+			continue
+		}
+		k := bkey{r.learner, r.update, r.tau}
+		if b := best[k]; b == nil || r.loss < b.loss || math.IsNaN(b.loss) {
+			best[k] = r
+		}
+	}
+	return best
+}
+
+// cumulativeLoss sums |ŷ_t − y_t| over the raw predictions file.
+func cumulativeLoss(path string, labels []float64) (float64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != len(labels) {
+		return 0, fmt.Errorf("%s: %d predictions for %d examples", path, len(lines), len(labels))
+	}
+	var sum float64
+	for i, l := range lines {
+		v, err := strconv.ParseFloat(strings.Fields(l)[0], 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s line %d: %v", path, i+1, err)
+		}
+		sum += math.Abs(v - labels[i])
+	}
+	return sum, nil
+}
+
+// paramLabel shows a swept value: η, or FD-SON's α.
+func paramLabel(p string) string {
+	if strings.HasPrefix(p, "α") {
+		return p
+	}
+	return "η " + p
+}
+
+func fmtG(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestADAFlags: the FD-adaptive learners' flags are checked against each
+// other and the rest of the command line, each refusal naming the flags.
+func TestADAFlags(t *testing.T) {
+	train := filepath.Join("..", "..", "testdata", "splice.train.vw.gz")
+	for _, c := range []struct {
+		args []string
+		want string // part of the error
+	}{
+		{[]string{"--ada_fd", "--ftsl"}, "choose one FD-adaptive learner"},
+		{[]string{"--ada_fd", "--fd"}, "--fd does not apply to --ada_fd"},
+		{[]string{"--sada", "--oja"}, "--oja does not apply"},
+		{[]string{"--ftsl", "--mirror_descent"}, "fixed update"},
+		{[]string{"--sada", "--dual_averaging"}, "its dual-averaging form is --ftsl"},
+		{[]string{"--ftsl", "--delta", "1"}, "--delta does not apply to --ftsl"},
+		{[]string{"--ada_fd", "--epsilon", "1"}, "--epsilon applies to the escaped-mass learners"},
+		{[]string{"--ada_fd", "--delta", "0"}, "needs δ > 0"},
+		{[]string{"--ada_fd", "--delta", "-1"}, "want auto or a number ≥ 0"},
+		{[]string{"--ada_fd", "--l2", "0.1"}, "--l1 and --l2 break the closed form"},
+		{[]string{"--ftsl", "--l1", "0.1"}, "--l1 and --l2 break the closed form"},
+		{[]string{"--ada_fd", "-m", "0"}, "must be in 1..512"},
+		{[]string{"--ada_fd", "-m", "513"}, "must be in 1..512"},
+		{[]string{"--ada_full", "-b", "13"}, "exceeds 12"},
+		{[]string{"--ada_full", "-m", "5", "-b", "8"}, "no sketch"},
+		{[]string{"--ada_fd", "--softmax", "3"}, "not --softmax"},
+		{[]string{"--ada_fd", "--dual_averaging", "--mirror_descent"}, "choose one update"},
+		{[]string{"--dual_averaging"}, "--adaptive alone"},
+		{[]string{"--adaptive", "--normalized", "--delta", "1"}, "--delta applies"},
+		{[]string{"--epsilon", "1"}, "--epsilon applies"},
+		{[]string{"--ada_fd", "--nasa"}, "does not apply to --ada_fd"},
+		{[]string{"--ada_fd", "--power_t", "1"}, "--power_t does not apply"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			_, stderr, code := sparseson(t, nil, append(append([]string{"--quiet"}, c.args...), train)...)
+			if code == 0 || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, stderr %q; want an error with %q", code, stderr, c.want)
+			}
+		})
+	}
+}
+
+// TestADAModelOptions: a saved FD-adaptive model keeps its learner,
+// update, τ and δ (or ε): a command line contradicting them is refused,
+// -l may change, and the run header names the learner.
+func TestADAModelOptions(t *testing.T) {
+	dir := t.TempDir()
+	train := filepath.Join("..", "..", "testdata", "splice.train.vw.gz")
+	m := filepath.Join(dir, "m")
+	_, stderr, code := sparseson(t, nil, "--ada_fd", "-m", "6", "--dual_averaging", "--loss_function", "logistic", "-f", m, train)
+	if code != 0 || !strings.Contains(stderr, "learner = ADA-FD (dual averaging), τ = 6, η = ") || !strings.Contains(stderr, "δ = 10") {
+		t.Fatalf("exit %d, header:\n%s", code, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ftsl"}, "ada="},
+		{[]string{"--mirror_descent"}, "update="},
+		{[]string{"-m", "7"}, "asks for son"},
+		{[]string{"--delta", "2"}, "delta="},
+		{[]string{"--adaptive"}, "does not apply"},
+	} {
+		_, stderr, code := sparseson(t, nil, append([]string{"--quiet", "-i", m}, append(c.args, train)...)...)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %q", c.args, code, stderr, c.want)
+		}
+	}
+	mustRun(t, nil, "--quiet", "-i", m, "-l", "0.1", train)
+	_, stderr, code = sparseson(t, nil, "--sada", "--epsilon", "0.5", "-f", m, train)
+	if code != 0 || !strings.Contains(stderr, "learner = S-ADA, τ = 20") || !strings.Contains(stderr, "ε = 0.5") {
+		t.Fatalf("exit %d, header:\n%s", code, stderr)
+	}
+}
+
+// TestADAExtremeScales: on features spanning 1e0…1e11, with absurd rates
+// and δ, every FD-adaptive learner trains, writes a model that loads, and
+// predicts finite values (the split core refuses steps that would leave
+// the weight range; see sparse/step.go).
+func TestADAExtremeScales(t *testing.T) {
+	dir := t.TempDir()
+	data := write(t, filepath.Join(dir, "ill.vw"), illScaled(600))
+	for _, learner := range [][]string{{"--ada_fd"}, {"--ada_fd", "--dual_averaging"}, {"--ada_ffd"}, {"--ftsl"}, {"--ftfsl"}, {"--sada"}, {"--sada_fast"}, {"--ada_full", "-b", "8"}, {"--adaptive", "--dual_averaging"}} {
+		for _, mode := range [][]string{{"-l", "1e300"}, {"-l", "1e-300"}, {"--loss_function", "squared", "-l", "1e30"}} {
+			name := strings.ReplaceAll(strings.Join(append(learner, mode...), ""), "-", "_")
+			t.Run(name, func(t *testing.T) {
+				m := filepath.Join(dir, name+".model")
+				args := append(append([]string{"--quiet", "--loss_function", "logistic", "-f", m}, learner...), mode...)
+				if strings.HasPrefix(learner[0], "--ada_f") && learner[0] != "--ada_full" || learner[0] == "--ftsl" || learner[0] == "--ftfsl" || learner[0] == "--sada" || learner[0] == "--sada_fast" {
+					args = append(args, "-m", "6")
+				}
+				mustRun(t, nil, append(args, data)...)
+				p := filepath.Join(dir, name+".pred")
+				mustRun(t, nil, "--quiet", "-t", "-i", m, "-p", p, data)
+				for i, line := range strings.Split(strings.TrimSpace(read(t, p)), "\n") {
+					v, err := strconv.ParseFloat(strings.Fields(line)[0], 64)
+					if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+						t.Fatalf("prediction %d: %q", i+1, line)
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package gd
+
+import (
+	"errors"
+	"math"
+
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// ADA-DIAG under dual averaging (Config.Dual): Duchi, Hazan and Singer
+// 2011's primal-dual subgradient method with the diagonal proximal term,
+// as seed 000 Eq. 1 writes it for φ = 0,
+//
+//	β_{t+1,j} = −η·ḡ_{t,j}/(δ + G_{t,j}^{1/2}),  ḡ_t = Σ_{s≤t} g_s,  G_t = Σ_{s≤t} g_s².
+//
+// A feature's row holds ḡ_j (colW) and G_j (colG); its weight is formed
+// when read, O(s) per example. Importance h counts as h copies (G_j gains
+// h·g², ḡ_j gains h·g), as in the mirror-descent AdaGrad.
+
+// checkDual validates Config.Dual.
+func (cfg *Config) checkDual() error {
+	if !cfg.Dual {
+		return nil
+	}
+	if !cfg.Adaptive || cfg.Normalized || cfg.Step != StepSchedule || cfg.L1 > 0 || cfg.L2 > 0 {
+		return errors.New("dual averaging is ADA-DIAG's: it needs --adaptive alone (no --normalized, NASA steps, --l1 or --l2)")
+	}
+	return nil
+}
+
+// dualWeight is β_j of a row.
+func (g *GD) dualWeight(o int) float64 {
+	G := g.tab.Rows[o+colG]
+	if !(G > 0) {
+		return 0
+	}
+	var r float64
+	switch {
+	case g.cfg.Delta > 0 && g.cfg.PowerT == 0.5:
+		r = 1 / (g.cfg.Delta + math.Sqrt(G))
+	case g.cfg.Delta > 0:
+		r = 1 / (g.cfg.Delta + math.Pow(G, g.cfg.PowerT))
+	case g.cfg.PowerT == 0.5:
+		r = 1 / math.Sqrt(G)
+	default:
+		r = math.Pow(G, -g.cfg.PowerT)
+	}
+	return -g.cfg.Eta * g.tab.Rows[o+colW] * r
+}
+
+// predictDual is βᵀx over the seen features.
+func (g *GD) predictDual(ex *sparse.Example) float64 {
+	var s float64
+	for i, slot := range ex.Idx {
+		if r := g.tab.Find(slot); r >= 0 {
+			s += g.dualWeight(r*g.stride) * ex.Val[i]
+		}
+	}
+	return ex.Initial + s
+}
+
+// learnDual is one round of dual averaging.
+func (g *GD) learnDual(ex *sparse.Example) float64 {
+	g.rows = g.rows[:0]
+	for _, slot := range ex.Idx {
+		g.rows = append(g.rows, g.tab.Row(slot)*g.stride)
+	}
+	var s float64
+	for i, o := range g.rows {
+		s += g.dualWeight(o) * ex.Val[i]
+	}
+	p := ex.Initial + s
+	h := ex.Weight
+	d := g.loss.Deriv(p, ex.Label)
+	if !(h > 0) || math.IsNaN(p) || math.IsInf(p, 0) || math.IsNaN(d) || math.IsInf(d, 0) || d == 0 {
+		return p
+	}
+	g.t += h
+	rows := g.tab.Rows
+	for i, o := range g.rows {
+		gx := d * ex.Val[i]
+		rows[o+colW] += h * gx
+		rows[o+colG] += h * gx * gx
+	}
+	return p
+}
