@@ -18,12 +18,15 @@ type shampooFlags struct {
 	exactLeft bool
 }
 
-// FTSL-Shampoo's defaults when -l, -m and --epsilon are not given, chosen
-// by measurement on 20-class news20 and 3-class abalone (README,
-// "Multiclass"; go run ./bench/multiclass -part shampoo).
+// FTSL-Shampoo's defaults when -l, -m and --epsilon are not given: the
+// setting of the grid η ∈ {½ … 256}, ε ∈ {0.01, 1, 100}, τ ∈ {5, 10, 20}
+// with the smallest mean relative excess one-pass test error over
+// 20-class news20 and three-class abalone (go run ./bench/multiclass
+// -part shampoo; README, "FTSL-Shampoo"): 34.17% and 40.07% against the
+// grid's best 33.18% and 39.93%.
 const (
-	shampooDefaultEta     = 1.0
-	shampooDefaultTau     = 10
+	shampooDefaultEta     = 4.0
+	shampooDefaultTau     = 20
 	shampooDefaultEpsilon = 1.0
 )
 
