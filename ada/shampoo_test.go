@@ -120,14 +120,15 @@ func TestShampooOracle(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.String(), func(t *testing.T) {
 			data := c.data()
-			if sens := denseSensitivity(c, data); sens > 1e-10 {
+			sens := denseSensitivity(c, data)
+			if sens > 1e-10 {
 				t.Fatalf("dense reference moves %.3g under a 1e-15 perturbation: the closed loop is chaotic here", sens)
 			}
 			sp := newShampooT(t, c.config())
 			dn := c.newDense()
 			worst, wworst := shampooLoop(t, sp, dn, data)
-			t.Logf("scores %.3g, weights %.3g; ρL = %.4g (dense %.4g), ρR = %.4g (dense %.4g), fd counts %+v",
-				worst, wworst, sp.left.rho, dn.L.Rho, sp.sk.SumRho(), dn.R.Rho, sp.sk.Counts())
+			t.Logf("sensitivity %.3g; scores %.3g, weights %.3g; ρL = %.4g (dense %.4g), ρR = %.4g (dense %.4g), fd counts %+v",
+				sens, worst, wworst, sp.left.rho, dn.L.Rho, sp.sk.SumRho(), dn.R.Rho, sp.sk.Counts())
 			if worst > 1e-9 || wworst > 1e-9 {
 				t.Errorf("sparse FTSL-Shampoo differs from the dense reference: scores %.3g, weights %.3g", worst, wworst)
 			}

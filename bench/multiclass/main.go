@@ -60,7 +60,7 @@ var learners = []learner{
 	{name: "FD-SON-OAA m=10", flags: []string{"--oaa", "20", "--loss_function", "logistic", "--fd", "-m", "10"}},
 	{name: "softmax AdaGrad", flags: []string{"--softmax", "20"}},
 	{name: "FTSL-Shampoo", flags: []string{"--softmax", "20", "--shampoo"}},
-	{name: "FTSL-Shampoo exact L", flags: []string{"--softmax", "20", "--shampoo", "--shampoo_exact_left"}},
+	{name: "FTSL-Shampoo m=10", flags: []string{"--softmax", "20", "--shampoo", "-m", "10"}},
 }
 
 func main() {
