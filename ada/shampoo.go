@@ -426,14 +426,15 @@ func (m *Shampoo) Learn(ex *sparse.Example) float64 {
 // example.
 func (m *Shampoo) Probabilities(p []float64) { copy(p, m.p) }
 
-// ClassWeights implements sparse.Multiclass: row k of
-// W = −η·L^{−1/4}·Ḡ·R^{−1/4}. With ℓ = L^{−1/4}e_k (L^{−1/4} is symmetric),
-// W_kj = −η·(r_R^{−1/4}·ℓᵀḠ_{:,j} + (Q·Y·ℓ)ᵀZ_{:,j}).
-func (m *Shampoo) ClassWeights(k int, fn func(slot uint32, w float64)) {
+// classRow returns what row k of W = −η·L^{−1/4}·Ḡ·R^{−1/4} needs: with
+// ℓ = L^{−1/4}e_k (L^{−1/4} is symmetric),
+// W_kj = −η·(r_R^{−1/4}·ℓᵀḠ_{:,j} + (Q·Y·ℓ)ᵀZ_{:,j}); it returns ℓ, Q·Y·ℓ and
+// r_R^{−1/4}.
+func (m *Shampoo) classRow(k int) (ell, qv []float64, cr float64) {
 	K := m.k
 	e := make([]float64, K)
 	e[k-1] = 1
-	ell := make([]float64, K)
+	ell = make([]float64, K)
 	phi := make([]float64, K)
 	cl := m.left.coefficients(m.cfg.Epsilon, phi)
 	m.left.apply(ell, e, cl, phi)
@@ -443,18 +444,44 @@ func (m *Shampoo) ClassWeights(k int, fn func(slot uint32, w float64)) {
 	for i := range yl {
 		yl[i] = dot(m.track.y[i*K:i*K+K], ell)
 	}
-	qv := make([]float64, max(p, 1))
+	qv = make([]float64, max(p, 1))
 	if p > 0 {
 		m.sk.MulSpectral(qv, yl, wr)
 	}
+	return ell, qv[:p], cr
+}
+
+// ClassWeights implements sparse.Multiclass: row k of W, O(K² + p²) and then
+// O(K + p) per feature seen.
+func (m *Shampoo) ClassWeights(k int, fn func(slot uint32, w float64)) {
+	K := m.k
+	ell, qv, cr := m.classRow(k)
 	eta := m.cfg.Eta
 	r := 0
 	m.sp.Columns(func(slot uint32, _ float64, z []float64) {
 		g := m.gbar[r*K : r*K+K]
-		fn(slot, -eta*(cr*dot(ell, g)+dot(qv[:len(z)], z)))
+		fn(slot, -eta*(cr*dot(ell, g)+dot(qv, z)))
 		r++
 	})
 }
+
+// ClassSlotWeight returns class k's weight at slot (0 if unseen):
+// --audit's lookup, without a sweep and without touching the last
+// example's scores.
+func (m *Shampoo) ClassSlotWeight(k int, slot uint32) float64 {
+	z := make([]float64, m.sk.MaxRows())
+	r := m.sp.Column(slot, z)
+	if r < 0 {
+		return 0
+	}
+	K := m.k
+	ell, qv, cr := m.classRow(k)
+	return -m.cfg.Eta * (cr*dot(ell, m.gbar[r*K:r*K+K]) + dot(qv, z))
+}
+
+// Scores writes the K raw scores of the last example into s (VW's
+// --raw_predictions of a multiclass model).
+func (m *Shampoo) Scores(s []float64) { copy(s, m.s) }
 
 // Weights implements sparse.Learner: every class's weights, class after
 // class.

@@ -432,3 +432,46 @@ func TestShampooExtremeInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestShampooWeightsAreTheModel: the exported weights (ClassWeights, and
+// --audit's ClassSlotWeight, slot by slot) are the model the scores use —
+// Predict's K scores equal W·x from them to 1e-12 — and Scores reports
+// Predict's.
+func TestShampooWeightsAreTheModel(t *testing.T) {
+	const k, d = 4, 80
+	data := dense.ClassStream(600, d, 9, k, 1, 41)
+	m := newShampooT(t, ShampooConfig{Bits: 9, Classes: k, Tau: 5, LeftTau: 3, Eta: 0.5, Epsilon: 0.3})
+	for i := range data[:500] {
+		m.Learn(&data[i])
+	}
+	W := make([]map[uint32]float64, k)
+	for c := 1; c <= k; c++ {
+		W[c-1] = map[uint32]float64{}
+		m.ClassWeights(c, func(slot uint32, w float64) {
+			W[c-1][slot] = w
+			if got := m.ClassSlotWeight(c, slot); got != w {
+				t.Fatalf("class %d slot %d: ClassSlotWeight %v, ClassWeights %v", c, slot, got, w)
+			}
+		})
+	}
+	if got := m.ClassSlotWeight(1, 300); got != 0 { // the stream uses slots 0…79
+		t.Errorf("an unseen slot weighs %v", got)
+	}
+	var worst float64
+	s := make([]float64, k)
+	for i := range data[500:] {
+		ex := &data[500+i]
+		m.Predict(ex)
+		m.Scores(s)
+		want := make([]float64, k)
+		for c := range want {
+			for j, slot := range ex.Idx {
+				want[c] += W[c][slot] * ex.Val[j]
+			}
+		}
+		worst = math.Max(worst, relScores(s, want))
+	}
+	if worst > 1e-12 {
+		t.Errorf("scores differ from W·x by %.3g", worst)
+	}
+}

@@ -93,3 +93,18 @@ func (p *Split) ExampleRows(dst []int) []int {
 	}
 	return dst
 }
+
+// Column returns the table row of slot (−1 if it has no state) and writes
+// Z's current column for it into z (len ≥ Rows()): one feature's column
+// without a sweep (--audit's weight lookup; allocates its scratch).
+func (p *Split) Column(slot uint32, z []float64) int {
+	s := p.s
+	r := s.tab.Find(slot)
+	if r < 0 {
+		return -1
+	}
+	wz := make([]float64, 1+s.pmax)
+	s.refreshed(r, wz)
+	copy(z, wz[1:1+len(s.st.Z)])
+	return r
+}

@@ -114,3 +114,40 @@ func TestShampooFlags(t *testing.T) {
 	mustRun(t, nil, "--quiet", "-i", m, "-l", "0.5", train)
 	mustRun(t, nil, "--quiet", "-i", m, "--softmax", "20", "--shampoo", "-m", "4", train)
 }
+
+// TestShampooRawAndAudit: -r writes the K raw scores of an FTSL-Shampoo
+// model (their argmax is the -p class) and --audit lists every class's
+// weights (the model's own, not the probe of a scalar learner).
+func TestShampooRawAndAudit(t *testing.T) {
+	dir := t.TempDir()
+	train, test := mcFiles(t, dir, 300)
+	m, p, r := filepath.Join(dir, "m"), filepath.Join(dir, "p"), filepath.Join(dir, "r")
+	mustRun(t, nil, "--quiet", "--softmax", "20", "--shampoo", "-m", "6", "-f", m, train)
+	mustRun(t, nil, "--quiet", "-t", "-i", m, "-p", p, "-r", r, test)
+	classes := strings.Split(strings.TrimSpace(read(t, p)), "\n")
+	for i, line := range strings.Split(strings.TrimSpace(read(t, r)), "\n") {
+		f := strings.Fields(line)
+		best, arg := math.Inf(-1), 0
+		for k, tok := range f {
+			v, err := strconv.ParseFloat(strings.TrimPrefix(tok, strconv.Itoa(k+1)+":"), 64)
+			if err != nil {
+				t.Fatalf("line %d: %q", i, tok)
+			}
+			if v > best {
+				best, arg = v, k+1
+			}
+		}
+		if len(f) != 20 || strconv.Itoa(arg) != classes[i] {
+			t.Fatalf("line %d: %d scores, argmax %d, class %s", i, len(f), arg, classes[i])
+		}
+	}
+	lines := strings.SplitAfter(read(t, test), "\n")
+	one := write(t, filepath.Join(dir, "one.vw"), []byte(lines[0]))
+	out, stderr, code := sparseson(t, nil, "--quiet", "-t", "-i", m, "-a", one)
+	if code != 0 {
+		t.Fatalf("-a: exit %d\n%s", code, stderr)
+	}
+	if n := strings.Count(out, "\n"); n != 21 || !strings.Contains(out, "[19]:") {
+		t.Errorf("audit of one example: %d lines, want the class and 20 feature lines:\n%s", n, out)
+	}
+}
