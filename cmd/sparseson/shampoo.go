@@ -31,7 +31,7 @@ const (
 )
 
 func addShampooFlags(fs *pflag.FlagSet, s *shampooFlags) {
-	fs.BoolVar(&s.on, "shampoo", false, fmt.Sprintf("with --softmax K: train the K×d model by FTSL-Shampoo (seed 003 Alg. 5) instead of AdaGrad: W = −η·L^{−1/4}·Ḡ·R^{−1/4} with Ḡ the sum of the gradients (p − e_y)xᵀ, R the Frequent Directions sketch of their d×d right factor (τ = -m, default %d) and L of their K×K left factor, each with the mass FD discarded added back and ε = --epsilon (default %g) on the diagonal; η = -l (default %g). O(K·s + K·m + m·s + m²) per example plus the sketch's update", shampooDefaultTau, shampooDefaultEpsilon, shampooDefaultEta))
+	fs.BoolVar(&s.on, "shampoo", false, fmt.Sprintf("with --softmax K: train the K×d model by FTSL-Shampoo (seed 003 Alg. 5) instead of AdaGrad: W = −η·L^{−1/4}·Ḡ·R^{−1/4} with Ḡ the sum of the gradients (p − e_y)xᵀ, R the Frequent Directions sketch of their d×d right factor (τ = -m, default %d) and L of their K×K left factor, each with the mass FD discarded added back and ε = --epsilon (default %g) on the diagonal; η = -l (default %g). O(K·s + m·s + K·m² + m²) per example plus the right sketch's update, K floats per feature", shampooDefaultTau, shampooDefaultEpsilon, shampooDefaultEta))
 	fs.BoolVar(&s.exactLeft, "shampoo_exact_left", false, "with --shampoo: keep the K×K left factor L exactly (no sketch; the same as a left sketch size > K), O(K³) per example")
 }
 
@@ -114,9 +114,15 @@ var shampooFamily = &family{
 		return 8*(k+1+p) + 4, 8 * (p*k + 4*p*p + 256*(2*p*p+p) + k*(k+1)), nil
 	},
 	describe: func(o model.Options) []string {
+		k, _ := strconv.Atoi(o["classes"])
+		m, _ := strconv.Atoi(o["m"])
 		left := "sketched, τ_L = τ"
-		if o["shampoo_exact_left"] == "true" {
+		switch {
+		case o["shampoo_exact_left"] == "true":
 			left = "exact"
+		case m >= k:
+			// L̂L̂ᵀ has rank ≤ K − 1 (1ᵀ(p − e_y) = 0): τ ≥ K keeps it exactly.
+			left = "exact (τ ≥ K)"
 		}
 		return []string{
 			"learner = FTSL-Shampoo, softmax (multinomial logistic), " + o["classes"] + " classes",
