@@ -16,6 +16,9 @@
 // chosen on the test set, as the papers do, which flatters every column
 // alike.
 //
+// -part shampoo: FTSL-Shampoo's defaults (-l, --epsilon, -m) from a grid
+// on 20-class news20 and a three-class abalone (shampoo.go).
+//
 // -part cost: AdaGrad-OAA's cost per example against K = 20 times binary
 // AdaGrad's on the same features (news20.train with its binary labels),
 // both reading an example cache without holdout, runs of the two
@@ -24,7 +27,7 @@
 // difference between -passes passes and one). The issue asks
 // ≤ 1.2 × K × binary.
 //
-//	go run ./bench/multiclass [-data ../shared/data] [-part errors,tune,cost|all] [-only REGEXP] [-repeat 5] [-extra "name=flags,…"]
+//	go run ./bench/multiclass [-data ../shared/data] [-part errors,tune,shampoo,cost|all] [-only REGEXP] [-repeat 5] [-extra "name=flags,…"]
 package main
 
 import (
@@ -59,11 +62,13 @@ var learners = []learner{
 	{name: "FTSL-OAA m=20", flags: []string{"--oaa", "20", "--loss_function", "logistic", "--ftsl"}},
 	{name: "S-ADA-OAA m=20", flags: []string{"--oaa", "20", "--loss_function", "logistic", "--sada"}},
 	{name: "softmax AdaGrad", flags: []string{"--softmax", "20"}},
+	{name: "FTSL-Shampoo", flags: []string{"--softmax", "20", "--shampoo"}},
+	{name: "FTSL-Shampoo m=10", flags: []string{"--softmax", "20", "--shampoo", "-m", "10"}},
 }
 
 func main() {
 	dataDir := flag.String("data", "../shared/data", "directory of the shared datasets")
-	part := flag.String("part", "errors", "comma-separated parts: errors, tune, cost, or all")
+	part := flag.String("part", "errors", "comma-separated parts: errors, tune, shampoo, cost, or all")
 	repeat := flag.Int("repeat", 5, "cost: timed runs of each learner (alternated; the fastest is kept)")
 	passes := flag.Int("passes", 10, "cost: passes over the cache of the long timed runs")
 	extra := flag.String("extra", "", "errors: more learners as name=flags, comma-separated (e.g. \"Oja l=2=--oaa 20 --loss_function logistic --oja -l 2\")")
@@ -104,6 +109,11 @@ func main() {
 	}
 	if want("tune") {
 		if err := tune(bin, dir, train, test); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if want("shampoo") {
+		if err := shampooDefaults(bin, dir, *dataDir, train, test); err != nil {
 			log.Fatal(err)
 		}
 	}

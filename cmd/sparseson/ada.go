@@ -69,7 +69,7 @@ func addADAFlags(fs *pflag.FlagSet, a *adaFlags) {
 	fs.BoolVar(&a.dualAveraging, "dual_averaging", false, "--ada_fd, --ada_ffd, --ada_full, --adaptive alone (ADA-DIAG): the primal-dual update β = −η·H⁻¹·Σg (seed 000 Eq. 1)")
 	fs.BoolVar(&a.mirrorDescent, "mirror_descent", false, "--ada_fd, --ada_ffd, --ada_full, --adaptive alone: the composite mirror-descent update β −= η·H⁻¹g (seed 000 Eq. 2; the default)")
 	fs.StringVar(&a.delta, "delta", "auto", "δ of H = δI + …: for --ada_fd/--ada_ffd/--ada_full, auto is seed 000 §5.1's 10 (dual averaging) or 1 (mirror descent); for --adaptive alone (ADA-DIAG: β −= η(δI + diag(Σgg ᵀ)^{1/2})⁻¹g), auto is 0")
-	fs.Float64Var(&a.epsilon, "epsilon", 0, "ε added to the escaped mass ρ of --ftsl, --ftfsl, --sada, --sada_fast: (ρ + ε)I + SᵀS (0: the pseudo-inverse while ρ = 0)")
+	fs.Float64Var(&a.epsilon, "epsilon", 0, "ε added to the escaped mass ρ of --ftsl, --ftfsl, --sada, --sada_fast: (ρ + ε)I + SᵀS (0: the pseudo-inverse while ρ = 0); with --shampoo, ε > 0 of both factors L and R (default 1)")
 }
 
 // adaOn reports whether the flags choose an FD-adaptive learner.
@@ -127,8 +127,8 @@ func (c *config) validateADA() error {
 			return errors.New("--dual_averaging and --mirror_descent choose the update of --ada_fd, --ada_ffd, --ada_full, or of --adaptive alone (ADA-DIAG)")
 		case a.dualAveraging && (c.l2 > 0 || c.vw.l1 > 0 || c.nasaStep() != gd.StepSchedule):
 			return errors.New("ADA-DIAG's dual averaging (--adaptive --dual_averaging) has no --l1, --l2 or NASA step")
-		case c.changed("epsilon"):
-			return errors.New("--epsilon applies to --ftsl, --ftfsl, --sada and --sada_fast")
+		case c.changed("epsilon") && !c.shampoo.on:
+			return errors.New("--epsilon applies to --ftsl, --ftfsl, --sada, --sada_fast and --shampoo")
 		case c.changed("delta") && (!c.adaptive || c.normalized || c.sgd):
 			return errors.New("--delta applies to the FD-adaptive learners (--ada_fd, --ada_ffd, --ada_full) and to --adaptive alone (ADA-DIAG)")
 		}

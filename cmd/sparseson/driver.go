@@ -439,7 +439,7 @@ func (d *driver) printHeader(inputs []string, cachePath string) {
 	fmt.Fprintf(w, "Reading datafile = %s\n", strings.Join(names, ", "))
 	fmt.Fprintf(w, "num sources = %d\n", len(inputs))
 	switch {
-	case d.fam == softmaxFamily:
+	case d.fam == softmaxFamily || d.fam == shampooFamily:
 		fmt.Fprintln(w, "loss function = softmax (multinomial logistic)")
 	case d.oaa:
 		fmt.Fprintf(w, "loss function = %s, one against all (--oaa %d)\n", d.loss.Name(), d.classes)

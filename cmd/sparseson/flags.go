@@ -93,8 +93,9 @@ type config struct {
 	diagSketch   string
 	sketchReport bool
 
-	vw  vwFlags  // VW's everyday options (vwcompat.go)
-	ada adaFlags // FD-adaptive learners (ada.go)
+	vw      vwFlags      // VW's everyday options (vwcompat.go)
+	ada     adaFlags     // FD-adaptive learners (ada.go)
+	shampoo shampooFlags // FTSL-Shampoo for --softmax (shampoo.go)
 
 	changed func(name string) bool // given on the command line
 	on      func(name string) bool // a boolean flag given and true
@@ -109,7 +110,7 @@ var flagGroups = []struct {
 	{"Hashing", []string{"bit_precision", "quadratic", "cubic", "interactions", "ignore", "keep", "noconstant", "hash"}},
 	{"Passes", []string{"passes", "cache", "cache_file", "kill_cache", "holdout_off", "holdout_period", "early_terminate", "random_seed"}},
 	{"Loss and prediction", []string{"loss_function", "quantile_tau", "binary", "link"}},
-	{"Multiclass (labels 1..K)", []string{"oaa", "softmax", "probabilities", "max_memory"}},
+	{"Multiclass (labels 1..K)", []string{"oaa", "softmax", "shampoo", "shampoo_exact_left", "probabilities", "max_memory"}},
 	{"First-order learner (default: AdaGrad)", []string{"learning_rate", "power_t", "initial_t", "l2", "sgd", "adaptive", "normalized"}},
 	{"NASA step sizes of plain gradient descent (seed 001)", []string{"nasa", "nasa_c", "nasa_strong", "nasa_accel", "nasa_L", "scalar_adagrad", "sadagrad"}},
 	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "diag", "diag_sketch", "sketch_report"}},
@@ -192,6 +193,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.StringVar(&c.diagSketch, "diag_sketch", "scaled", "with --diag: scaled = sketch the current pre-scaled curvature, α from the data, ONS step with rate -l (default 5; README); paper = seed 004 §5.2 as written (σ, eta0, eta_power, sketch_scale apply)")
 	fs.BoolVar(&c.sketchReport, "sketch_report", false, "print the sketch's eigenvalue estimates and the share of Σ‖ĝ‖² they capture")
 	addADAFlags(fs, &c.ada)
+	addShampooFlags(fs, &c.shampoo)
 	addVWFlags(fs, c)
 
 	if err := fs.Parse(args); err != nil {
@@ -272,6 +274,9 @@ func (c *config) validate() error {
 		return err
 	}
 	if err := c.validateMulticlass(); err != nil {
+		return err
+	}
+	if err := c.validateShampoo(); err != nil {
 		return err
 	}
 	if err := c.validateVW(); err != nil {

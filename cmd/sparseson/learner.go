@@ -32,13 +32,16 @@ type family struct {
 	fixed map[string]string
 }
 
-var families = map[string]*family{"gd": gdFamily, "son": sonFamily, "full": fullFamily, "softmax": softmaxFamily, "ada": adaFamily}
+var families = map[string]*family{"gd": gdFamily, "son": sonFamily, "full": fullFamily, "softmax": softmaxFamily, "ada": adaFamily, "shampoo": shampooFamily}
 
 // defaultFamily is used when no learner flag is given.
 var defaultFamily = gdFamily
 
 // chooseFamily picks the learner family the flags ask for.
 func chooseFamily(c *config) (*family, error) {
+	if c.shampoo.on {
+		return shampooFamily, nil
+	}
 	if c.adaOn() {
 		return adaFamily, nil
 	}

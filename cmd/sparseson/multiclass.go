@@ -108,6 +108,10 @@ func classes(o model.Options) (k int, oaa bool, err error) {
 		_, k, err = softmaxConfig(o)
 		return k, false, err
 	}
+	if o["learner"] == "shampoo" {
+		cfg, err := shampooConfig(o)
+		return cfg.Classes, false, err
+	}
 	return 0, false, nil
 }
 
