@@ -44,7 +44,7 @@ const (
 	cacheVersion  = 1
 	trailerSize   = 8 + 8 + 4
 	blockHeader   = 8
-	cacheBlock    = 256 << 10
+	cacheBlock    = 64 << 10
 )
 
 // Errors for caches that cannot be used. Both are wrapped with details.
