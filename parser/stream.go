@@ -104,7 +104,7 @@ func (b *Batch) reset() {
 	size := len(b.idx)
 	switch {
 	case b.spill > 0 || size < need:
-		size = max(size, need+need/4) // never smaller while growing
+		size = max(size, 2*need) // never smaller while growing
 	case size > 4*b.high:
 		size = b.high + b.high/4
 	}
