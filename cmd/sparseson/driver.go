@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -172,7 +173,11 @@ func (d *driver) run() error {
 		rp.Report(d.stderr)
 	}
 	if r, ok := d.learner.(interface{ Rejected() int }); ok && r.Rejected() > 0 {
-		fmt.Fprintf(d.stderr, "sparseson: warning: %d SON steps refused as numerically out of range (a weight beyond ±1e140); the model stays finite, but the data's scale does not suit --alpha: try the default --diag pre-scaling or a larger --alpha\n", r.Rejected())
+		if d.fam == sonFamily {
+			fmt.Fprintf(d.stderr, "sparseson: warning: %d SON steps refused as numerically out of range (a weight beyond ±1e140); the model stays finite, but the data's scale does not suit --alpha: try the default --diag pre-scaling or a larger --alpha\n", r.Rejected())
+		} else {
+			fmt.Fprintf(d.stderr, "sparseson: warning: %d updates refused as numerically out of range (a feature's gradient beyond ±1e150: values, namespace scales or interactions far beyond 1e18, or a diverging loss); the model stays finite\n", r.Rejected())
+		}
 	}
 	return nil
 }
@@ -180,17 +185,25 @@ func (d *driver) run() error {
 // setup decides the model options (from -i or the flags) and builds the
 // loss and the learner.
 func (d *driver) setup() error {
+	if d.cfg.initial == "" {
+		return d.setupModel(nil, nil)
+	}
+	stored, r, err := model.Load(d.cfg.initial)
+	if err != nil {
+		return err
+	}
+	return d.setupModel(stored, r)
+}
+
+// setupModel is setup with the model of -i already read and verified
+// (stored and r nil for a new model). The model-file fuzzer enters here.
+func (d *driver) setupModel(stored model.Options, r *model.Reader) error {
 	c := d.cfg
 	var err error
 	if d.fam, err = chooseFamily(c); err != nil {
 		return err
 	}
-	var r *model.Reader
-	if c.initial != "" {
-		stored, rd, err := model.Load(c.initial)
-		if err != nil {
-			return err
-		}
+	if r != nil {
 		fam := families[stored["learner"]]
 		if fam == nil {
 			return fmt.Errorf("load model %s: unknown learner %q", c.initial, stored["learner"])
@@ -202,7 +215,6 @@ func (d *driver) setup() error {
 		if d.opts, err = mergeModelOptions(c, fam, stored); err != nil {
 			return err
 		}
-		r = rd
 	} else {
 		d.opts = sharedOptions(c)
 		for k, v := range d.fam.options(c) {
@@ -221,6 +233,25 @@ func (d *driver) setup() error {
 		d.labelMin, d.labelMax = p.float(d.opts, "label_min"), p.float(d.opts, "label_max")
 		if p.err != nil {
 			return p.err
+		}
+		if math.IsNaN(d.labelMin-d.labelMax) || math.IsInf(d.labelMin-d.labelMax, 0) {
+			return fmt.Errorf("load model %s: %w: label range [%v, %v]", c.initial, model.ErrCorrupt, d.labelMin, d.labelMax)
+		}
+		// A range fixed by --min_prediction/--max_prediction stays fixed
+		// (for a Poisson model, observing the range would not even
+		// narrow its initial [−50, 50]).
+		lo, hi := math.NaN(), math.NaN()
+		d.fixMin, d.fixMax = strings.Contains(d.opts["label_fixed"], "min"), strings.Contains(d.opts["label_fixed"], "max")
+		if d.fixMin {
+			lo = d.labelMin
+		}
+		if d.fixMax {
+			hi = d.labelMax
+		}
+		if d.fixMin || d.fixMax {
+			if err := loss.Fix(d.loss, lo, hi); err != nil {
+				return fmt.Errorf("load model %s: %w: a fixed label range for %s loss", c.initial, model.ErrCorrupt, d.loss.Name())
+			}
 		}
 	}
 	d.binary = d.opts["binary"] == "true"
@@ -250,6 +281,15 @@ func (d *driver) modelOptions() model.Options {
 		o[k] = v
 	}
 	o["label_min"], o["label_max"] = fmtFloat(d.labelMin), fmtFloat(d.labelMax)
+	delete(o, "label_fixed")
+	switch {
+	case d.fixMin && d.fixMax:
+		o["label_fixed"] = "min,max"
+	case d.fixMin:
+		o["label_fixed"] = "min"
+	case d.fixMax:
+		o["label_fixed"] = "max"
+	}
 	return o
 }
 

@@ -96,6 +96,7 @@ type config struct {
 	vw vwFlags // VW's everyday options (vwcompat.go)
 
 	changed func(name string) bool // given on the command line
+	flags   *pflag.FlagSet         // every flag, as parsed (registry.go enumerates them)
 	on      func(name string) bool // a boolean flag given and true
 }
 
@@ -206,6 +207,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 		return nil, errHelp
 	}
 	c.data = append(c.data, fs.Args()...)
+	c.flags = fs
 	c.changed = func(name string) bool { f := fs.Lookup(name); return f != nil && f.Changed }
 	c.on = func(name string) bool {
 		f := fs.Lookup(name)
