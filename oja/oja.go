@@ -254,8 +254,17 @@ func (o *Sketch) Update(st *sparse.Step, h sparse.Host) {
 		}
 		o.decomposeRankOne(u)
 	}
-	if c := o.condition(); !(c <= o.cfg.Theta) { // NaN too
-		o.rebase(h)
+	// condition sums the squares of K and F, so it is not finite when
+	// they are not; Λ is checked apart (O(p)).
+	if c := o.condition(); !(c <= o.cfg.Theta) || !allFinite(o.lam[:o.p]) {
+		if !o.finite() {
+			// Overflowed (a loaded state at the edge of the float64
+			// range): nothing of it can be rebased.
+			h.Fold()
+			o.reset(h)
+		} else {
+			o.rebase(h)
+		}
 		o.condition()
 	}
 }
@@ -399,6 +408,36 @@ func (o *Sketch) reset(h sparse.Host) {
 	clear(o.F)
 	clear(o.K)
 	clear(o.lam)
+}
+
+func allFinite(v []float64) bool {
+	for _, x := range v {
+		if x-x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// finite reports whether the live state is finite.
+func (o *Sketch) finite() bool {
+	m, p := o.cfg.M, o.p
+	for i := 0; i < p; i++ {
+		for _, v := range o.F[i*m : i*m+p] {
+			if v-v != 0 {
+				return false
+			}
+		}
+		for _, v := range o.K[i*m : i*m+p] {
+			if v-v != 0 {
+				return false
+			}
+		}
+		if v := o.lam[i]; v-v != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // invChol returns L⁻¹ for the Cholesky factor L of G, or false if G is not

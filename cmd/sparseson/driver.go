@@ -269,6 +269,21 @@ func (d *driver) setupModel(stored model.Options, r *model.Reader) error {
 		}
 		return err
 	}
+	if r != nil {
+		// Every learner checks its state is finite; the weights it
+		// applies (w̄ + Zᵀb for SON, a scale times the stored weight for
+		// gd) must be finite too, whatever state a damaged or foreign
+		// file holds.
+		var bad error
+		d.learner.Weights(func(slot uint32, w float64) {
+			if bad == nil && (math.IsNaN(w) || math.IsInf(w, 0)) {
+				bad = fmt.Errorf("load model %s: %w: the weight of slot %d is %v", c.initial, model.ErrCorrupt, slot, w)
+			}
+		})
+		if bad != nil {
+			return bad
+		}
+	}
 	d.out = d.outputStage()
 	return d.setupVW()
 }
