@@ -41,6 +41,12 @@ func (s *Sketch) stateArrays() [][]float64 {
 	return [][]float64{s.C, s.K, s.E, s.L, s.pu, s.pinv}
 }
 
+// SavesAlpha implements sparse.AlphaSaver: α (with RFD's growth) and the
+// factor L built from it are saved as they are. Setting α again on load
+// would recompute α_sk + grow, which can differ in the last bit from the α
+// the growth was added to, and rebuild L from it.
+func (s *Sketch) SavesAlpha() {}
+
 // Load implements sparse.Sketch; the sketch must have been created with the
 // saved model's Config.
 func (s *Sketch) Load(r *model.Reader) error {

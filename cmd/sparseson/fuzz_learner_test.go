@@ -21,7 +21,9 @@ import (
 // the parser can produce — extreme labels, importance weights and feature
 // values (up to 1e36 = a namespace scale of 1e18 times a value of 1e18,
 // and 1e72, a product under -q), denormals, empty examples, many
-// repetitions of one example and unlabeled ones.
+// repetitions of one example and unlabeled ones. (Slots repeated within an
+// example reach no learner: the parser merges them and the cache reader
+// refuses them.)
 func FuzzLearners(f *testing.F) {
 	for i := range registryCases() {
 		for _, prog := range [][]byte{
