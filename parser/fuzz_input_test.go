@@ -199,7 +199,6 @@ func FuzzDecompress(f *testing.F) {
 	})
 }
 
-
 // TestZstdWindowBounded: a zstd frame declaring a 512 MiB window (a
 // 15-byte header) is refused with a message instead of making the decoder
 // allocate the window; 128 MiB is accepted.
