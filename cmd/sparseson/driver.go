@@ -49,13 +49,14 @@ type driver struct {
 	labelMin, labelMax float64
 	fixMin, fixMax     bool // --min_prediction, --max_prediction
 	pass               int
+	sigs               *stopper // --save_on_signal (signal.go)
 	skipped            int64
 	seen               int64 // valid examples read in the first pass
 	warned             int
 	warnedLabel        bool
 }
 
-func (d *driver) run() error {
+func (d *driver) run() (err error) {
 	c := d.cfg
 	if err := d.setup(); err != nil {
 		return err
@@ -63,6 +64,9 @@ func (d *driver) run() error {
 	if c.vw.daemon {
 		return d.serve()
 	}
+	var stopSigs func()
+	d.sigs, stopSigs = d.watchSignals()
+	defer stopSigs()
 	inputs := c.data
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
@@ -106,14 +110,22 @@ func (d *driver) run() error {
 
 	var snapshot []byte
 	passes, noWin := 0, 0
+	interrupted := false
 	for pass := 0; pass < c.passes; pass++ {
 		d.pass = pass
 		if pass > 0 {
+			if d.sigs.interrupted() {
+				interrupted = true
+				break
+			}
 			if src, cw, err = d.openPass(pass, inputs, cachePath); err != nil {
 				return err
 			}
 		}
-		if err := d.runPass(src, cw, holdoutOn); err != nil {
+		if err := d.runPass(src, cw, holdoutOn); err == errInterrupted {
+			interrupted = true
+			break
+		} else if err != nil {
 			return err
 		}
 		passes++
@@ -139,7 +151,12 @@ func (d *driver) run() error {
 			}
 		}
 	}
-	if snapshot != nil && d.rep.bestPass != passes-1 {
+	if interrupted && d.seen == 0 {
+		return &interruptError{sig: d.sigs.sig}
+	}
+	// An interrupted run keeps the model as trained so far (the pass it
+	// stopped in has no holdout loss to compare).
+	if snapshot != nil && d.rep.bestPass != passes-1 && !interrupted {
 		// As VW: with a holdout set the model kept is the best pass's.
 		_, r, err := model.Parse(snapshot)
 		if err == nil {
@@ -171,6 +188,9 @@ func (d *driver) run() error {
 	d.rep.summary(d.loss, passes, d.skipped)
 	if rp, ok := d.learner.(sparse.Reporter); ok && c.sketchReport {
 		rp.Report(d.stderr)
+	}
+	if interrupted {
+		defer func() { err = &interruptError{sig: d.sigs.sig, examples: d.seen, saved: c.final} }()
 	}
 	if r, ok := d.learner.(interface{ Rejected() int }); ok && r.Rejected() > 0 {
 		if d.fam == sonFamily {
@@ -388,8 +408,14 @@ func (d *driver) openPass(pass int, inputs []string, cachePath string) (parser.S
 // runPass runs the examples of src (and writes them to the cache cw, if
 // any) through the model; it closes both.
 func (d *driver) runPass(src parser.Source, cw *parser.CacheWriter, holdoutOn bool) (err error) {
+	d.sigs.reading(src)
 	defer func() {
-		if cerr := src.Close(); err == nil && cerr != nil {
+		d.sigs.reading(nil)
+		if d.sigs.interrupted() {
+			// The watcher closes the source (it may wait for a read of
+			// stdin); the cache, incomplete, is discarded below.
+			err = errInterrupted
+		} else if cerr := src.Close(); err == nil && cerr != nil {
 			err = cerr
 		}
 		if cw != nil {
@@ -412,6 +438,9 @@ func (d *driver) runPass(src parser.Source, cw *parser.CacheWriter, holdoutOn bo
 		}
 		e := 0
 		for k := range b.Examples {
+			if d.sigs.interrupted() {
+				return errInterrupted // at an example boundary
+			}
 			for ; e < len(b.Errors) && b.ErrorAt[e] <= k; e++ {
 				if err := d.badLine(&b.Errors[e]); err != nil {
 					return err

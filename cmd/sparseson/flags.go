@@ -31,6 +31,10 @@ type config struct {
 	profile     string
 	seed        uint64
 
+	// SIGINT/SIGTERM stop training at an example boundary and the model
+	// is still written (signal.go).
+	saveOnSignal bool
+
 	// hashing (model-shaping)
 	bits         int
 	quadratic    []string
@@ -105,7 +109,7 @@ var flagGroups = []struct {
 	title string
 	names []string
 }{
-	{"Input and output", []string{"data", "format", "testonly", "initial_regressor", "final_regressor", "predictions", "readable_model", "quiet", "progress", "strict", "profile", "help", "version"}},
+	{"Input and output", []string{"data", "format", "testonly", "initial_regressor", "final_regressor", "predictions", "readable_model", "quiet", "progress", "strict", "save_on_signal", "profile", "help", "version"}},
 	{"Hashing", []string{"bit_precision", "quadratic", "cubic", "interactions", "ignore", "keep", "noconstant", "hash"}},
 	{"Passes", []string{"passes", "cache", "cache_file", "kill_cache", "holdout_off", "holdout_period", "early_terminate", "random_seed"}},
 	{"Loss and prediction", []string{"loss_function", "quantile_tau", "binary", "link"}},
@@ -133,6 +137,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress table or summary on stderr")
 	fs.StringVarP(&c.progress, "progress", "P", "2.0", "progress table schedule: an integer adds, a number with '.' multiplies")
 	fs.BoolVar(&c.strict, "strict", false, "stop at the first malformed line instead of skipping it")
+	fs.BoolVar(&c.saveOnSignal, "save_on_signal", true, "on SIGINT or SIGTERM stop training at an example boundary and still write -f and the other outputs (exit status 128 + the signal); a second signal stops at once. --save_on_signal=false: stop at once, writing nothing (the previous model file stays intact either way)")
 	fs.StringVar(&c.profile, "profile", "", "write a cpu or mem profile (cpu.pprof / mem.pprof) to the current directory")
 
 	fs.IntVarP(&c.bits, "bit_precision", "b", 18, "hash space of 2^b feature slots (1..30)")
