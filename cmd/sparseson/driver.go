@@ -21,6 +21,11 @@ import (
 // maxWarnings malformed lines are shown individually; the rest are counted.
 const maxWarnings = 10
 
+// parserChunkBytes is the text the parser hands a worker at a time (0: its
+// default); the determinism test makes it small, so that a short input is
+// spread over all the parsing goroutines.
+var parserChunkBytes int
+
 // driver runs the passes over the data and accounts every example.
 type driver struct {
 	ctx    context.Context // stops --daemon (nil: SIGINT and SIGTERM do)
@@ -373,7 +378,7 @@ func (d *driver) openPass(pass int, inputs []string, cachePath string) (parser.S
 	if err != nil {
 		return nil, nil, err
 	}
-	popts := parser.Options{Format: format, Hash: d.hash, Stdin: d.stdin, Classes: d.classes, Audit: d.wantNames()}
+	popts := parser.Options{Format: format, Hash: d.hash, Stdin: d.stdin, Classes: d.classes, Audit: d.wantNames(), ChunkBytes: parserChunkBytes}
 	if cachePath == "" {
 		src, err := parser.Open(inputs, popts)
 		return src, nil, err
