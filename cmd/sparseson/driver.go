@@ -283,10 +283,8 @@ func (d *driver) setupModel(stored model.Options, r *model.Reader) error {
 	if err := d.setupClasses(); err != nil {
 		return err
 	}
-	if r == nil {
-		if err := d.checkMemory(); err != nil {
-			return err
-		}
+	if err := d.checkMemory(); err != nil {
+		return err
 	}
 	if d.learner, err = d.buildLearner(r); err != nil {
 		if c.initial != "" {

@@ -165,7 +165,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.IntVar(&c.oaa, "oaa", 0, "one-against-all with K classes: K binary learners of the chosen kind (any learner flags), each its own state; predicts the class with the highest score")
 	fs.IntVar(&c.softmax, "softmax", 0, "multinomial logistic regression with K classes: one K×d model on the softmax loss, with the first-order update flags (default AdaGrad, normalized)")
 	fs.BoolVar(&c.probabilities, "probabilities", false, "with --oaa (logistic loss) or --softmax: -p writes the K class probabilities per line, 1:p1 2:p2 … (VW's format), and the summary the average multiclass log loss")
-	fs.StringVar(&c.maxMemory, "max_memory", "", "refuse to start a multiclass model whose estimated memory exceeds this (bytes, or with a K, M, G or T suffix); default: half the machine's RAM")
+	fs.StringVar(&c.maxMemory, "max_memory", "", "refuse to start when the model's estimated memory (if the data used every slot) exceeds this (bytes, or with a K, M, G or T suffix); default: half the machine's RAM for a multiclass model, no limit for a binary one")
 
 	fs.Float64VarP(&c.eta, "learning_rate", "l", 0.5, "learning rate (SON with --diag_sketch scaled: the step multiplier, default 5)")
 	fs.Float64Var(&c.powerT, "power_t", 0.5, "learning-rate decay exponent")
