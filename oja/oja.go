@@ -419,6 +419,11 @@ func allFinite(v []float64) bool {
 	return true
 }
 
+// Basis implements sparse.BasisSketch: V = F·Z has orthonormal rows.
+func (o *Sketch) Basis() ([]float64, int, int, bool) {
+	return o.F, o.p, o.cfg.M, true
+}
+
 // finite reports whether the live state is finite.
 func (o *Sketch) finite() bool {
 	m, p := o.cfg.M, o.p

@@ -223,3 +223,30 @@ func TestLearnerRegistry(t *testing.T) {
 		})
 	}
 }
+
+// TestDiagnoseSketches: after 3000 examples every SON learner of the
+// registry keeps its numerical invariants to rounding: an orthonormal
+// basis stays orthonormal against the actual Z (‖FZZᵀFᵀ − I‖_F) and a
+// kept K = ZZᵀ stays equal to it (the soak watches the same over 10⁷).
+func TestDiagnoseSketches(t *testing.T) {
+	for _, l := range learners() {
+		if l.fam != sonFamily {
+			continue
+		}
+		d, err := inproc(append(append([]string{"--quiet"}, l.flags...), "-b", "12"), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ex sparse.Example
+		for i := 0; i < 3000; i++ {
+			ex.Reset()
+			ex.HasLabel, ex.Label = true, float64(2*(i%2)-1)
+			exampleOf(&ex, 12, []uint32{uint32(i % 97), uint32(i % 13), uint32(i*7) % 300, 5}, []float64{1, 2, -1, 0.5})
+			d.process(&ex, false, nil, nil)
+		}
+		dg := d.learner.(*sparse.SON).Diagnose()
+		if dg.Ortho > 1e-9 || dg.KDrift > 1e-9 || math.IsNaN(dg.Ortho) || math.IsNaN(dg.KDrift) || math.IsNaN(dg.ZFrob2) {
+			t.Errorf("%s: %+v", l.name, dg)
+		}
+	}
+}
