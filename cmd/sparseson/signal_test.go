@@ -76,15 +76,21 @@ func exitStatus(err error) int {
 	return ws.ExitStatus()
 }
 
-// TestSignalSavesAtExampleBoundary: SIGTERM while training from a file
+// TestProcess runs the signal and kill tests on one build of the command.
+func TestProcess(t *testing.T) {
+	bin := buildCLI(t)
+	t.Run("SignalSavesAtExampleBoundary", func(t *testing.T) { testSignalSavesAtExampleBoundary(t, bin) })
+	t.Run("KillWhileSaving", func(t *testing.T) { testKillWhileSaving(t, bin) })
+}
+
+// testSignalSavesAtExampleBoundary: SIGTERM while training from a file
 // stops the run at an example boundary, writes the predictions and the
 // model of exactly the N examples it reports, and exits with 143 — the
 // model is byte for byte the one a run over the first N lines writes.
 // SIGINT while the run waits for more of stdin stops it at once (130),
 // with the model of the lines sent. With --save_on_signal=false the
 // process dies of the signal and the previous model file is untouched.
-func TestSignalSavesAtExampleBoundary(t *testing.T) {
-	bin := buildCLI(t)
+func testSignalSavesAtExampleBoundary(t *testing.T, bin string) {
 	dir := t.TempDir()
 	lines := spliceLines(t, 200000)
 	data := write(t, filepath.Join(dir, "d.vw"), []byte(strings.Join(lines, "")))
@@ -177,14 +183,13 @@ func TestSignalSavesAtExampleBoundary(t *testing.T) {
 	})
 }
 
-// TestKillWhileSaving kills the command with SIGKILL at random points
+// testKillWhileSaving kills the command with SIGKILL at random points
 // while -f is being written, many times: each run is killed when the
 // model's temporary file has reached a random size. The model file is
 // always either the previous model or the complete new one, and loads.
 // The model is full ONS at -b 10, 8 MiB, so that the write can be caught;
 // at least half of the kills must land before the rename.
-func TestKillWhileSaving(t *testing.T) {
-	bin := buildCLI(t)
+func testKillWhileSaving(t *testing.T, bin string) {
 	dir := t.TempDir()
 	data := write(t, filepath.Join(dir, "d.vw"), []byte(strings.Join(spliceLines(t, 200), "")))
 	other := write(t, filepath.Join(dir, "o.vw"), []byte(strings.Join(spliceLines(t, 50), "")))
