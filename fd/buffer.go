@@ -125,19 +125,40 @@ func (s *Sketch) refactor() {
 	W := s.gramW()
 	clear(s.L)
 	for i := 0; i < q; i++ {
-		for j := 0; j <= i; j++ {
+		row := s.L[i*lb : i*lb+i]
+		for j := range row {
 			v := W[i*q+j]
-			if i == j {
-				v += s.alpha
-			}
 			for k := 0; k < j; k++ {
-				v -= s.L[i*lb+k] * s.L[j*lb+k]
+				v -= row[k] * s.L[j*lb+k]
 			}
-			if i == j {
-				s.L[i*lb+i] = math.Sqrt(math.Max(v, math.Max(s.alpha, pivotFloor*(s.alpha+W[i*q+i]))))
-			} else {
-				s.L[i*lb+j] = v / s.L[j*lb+j]
-			}
+			row[j] = v / s.L[j*lb+j]
 		}
+		// The pivot and the row's bound as in bufferAppend: when rounding
+		// leaves a pivot below its floor (rows of S nearly parallel — one
+		// gradient buffered many times), the row is scaled back within
+		// N's diagonal. Without that, each such pivot multiplied the
+		// rounding error of the next row by up to ‖ĝ‖/√α, and a buffer of
+		// one repeated huge gradient overflowed L to Inf and NaN.
+		nii := s.alpha + W[i*q+i]
+		floor := math.Max(s.alpha, pivotFloor*nii)
+		var l2 float64
+		for _, v := range row {
+			l2 += v * v
+		}
+		if l2-l2 != 0 {
+			clear(row) // overflowed: this row alone cannot be bounded
+			l2 = 0
+		}
+		d := nii - l2
+		if !(d >= floor) {
+			if l2 > nii-floor && l2 > 0 {
+				f := math.Sqrt(math.Max(nii-floor, 0) / l2)
+				for j := range row {
+					row[j] *= f
+				}
+			}
+			d = floor
+		}
+		s.L[i*lb+i] = math.Sqrt(d)
 	}
 }

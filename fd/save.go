@@ -41,6 +41,35 @@ func (s *Sketch) stateArrays() [][]float64 {
 	return [][]float64{s.C, s.K, s.E, s.L, s.pu, s.pinv}
 }
 
+// OrthoBasis implements sparse.BasisSketch: in the diagonal state C =
+// E^{1/2}F with FKFᵀ = I, so F = E^{−1/2}C (the live rows with E > 0);
+// between shrinks (rows buffered) there is no orthonormal basis.
+func (s *Sketch) OrthoBasis() ([]float64, int, int, bool) {
+	if !s.diag {
+		return nil, 0, 0, false
+	}
+	q, p, pm := s.q, s.p, s.pmax
+	F := make([]float64, q*p)
+	n := 0
+	for i := 0; i < q; i++ {
+		if !(s.E[i] > 0) {
+			continue
+		}
+		r := 1 / math.Sqrt(s.E[i])
+		for j := 0; j < p; j++ {
+			F[n*p+j] = r * s.C[i*pm+j]
+		}
+		n++
+	}
+	return F, n, p, true
+}
+
+// SavesAlpha implements sparse.AlphaSaver: α (with RFD's growth) and the
+// factor L built from it are saved as they are. Setting α again on load
+// would recompute α_sk + grow, which can differ in the last bit from the α
+// the growth was added to, and rebuild L from it.
+func (s *Sketch) SavesAlpha() {}
+
 // Load implements sparse.Sketch; the sketch must have been created with the
 // saved model's Config.
 func (s *Sketch) Load(r *model.Reader) error {

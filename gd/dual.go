@@ -45,8 +45,23 @@ func (g *GD) dualWeight(o int) float64 {
 	default:
 		r = math.Pow(G, -g.cfg.PowerT)
 	}
-	return -g.cfg.Eta * g.tab.Rows[o+colW] * r
+	w := -g.cfg.Eta * g.tab.Rows[o+colW] * r
+	// The state (ḡ, G) is finite, but |ḡ|/√G grows like √t, so a huge η
+	// (up to the largest float -l accepts) can overflow the weight it
+	// implies: saturate at ±maxDualWeight, the bound the SON and ADA
+	// learners keep, so the model's weights stay finite and loadable.
+	if w > maxDualWeight {
+		return maxDualWeight
+	}
+	if w < -maxDualWeight {
+		return -maxDualWeight
+	}
+	return w
 }
+
+// maxDualWeight bounds |β_j| (sparse's maxWeight: squares of sums of such
+// weights stay finite).
+const maxDualWeight = 1e140
 
 // predictDual is βᵀx over the seen features.
 func (g *GD) predictDual(ex *sparse.Example) float64 {

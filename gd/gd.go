@@ -71,6 +71,9 @@ type GD struct {
 	// gravity is the L1 truncation accumulated since the last sync (l1.go):
 	// the model's weight of a row is scale·trunc(w, gravity).
 	gravity float64
+	// rejected counts the updates refused as numerically out of range
+	// (gradInRange).
+	rejected int
 }
 
 // New returns an untrained learner.
@@ -163,6 +166,10 @@ func (g *GD) Learn(ex *sparse.Example) float64 {
 	if !(wt > 0) || math.IsNaN(p) || math.IsInf(p, 0) || math.IsNaN(d) {
 		return p
 	}
+	if !gradInRange(wt*d, ex) {
+		g.rejected++
+		return p
+	}
 	var rPrev, rNow, invT float64
 	if diag {
 		// A zero gradient is a step too: it moves every feature's mean.
@@ -188,8 +195,10 @@ func (g *GD) Learn(ex *sparse.Example) float64 {
 			if diag {
 				G = diagVariation(rows[o:o+colDiagSum+1], wt*d*x, rPrev, rNow, invT)
 			} else {
-				rows[o+colG] += grad2 * x2
-				G = rows[o+colG]
+				// Saturated, not infinite (a huge gradient or value):
+				// the state stays finite and the rate all but zero.
+				G = min(rows[o+colG]+grad2*x2, math.MaxFloat64)
+				rows[o+colG] = G
 			}
 			if !(G > 0) {
 				rate[i] = 0
@@ -221,12 +230,21 @@ func (g *GD) Learn(ex *sparse.Example) float64 {
 				rows[o+colN] = ax
 			}
 			N := rows[o+colN]
-			normX += x2 / (N * N)
+			nn := N * N
 			if g.cfg.Adaptive {
 				r /= N
 			} else {
-				r /= N * N
+				r /= nn
 			}
+			if nn < 0x1p-1022 || math.IsInf(r, 0) {
+				// A feature so small (|x| < 1.5e-154) that its scale
+				// squared underflows: the normalized step would divide by
+				// zero (a NaN in normSum, an infinite rate). Its part of
+				// any prediction is negligible; it is not updated.
+				rate[i] = 0
+				continue
+			}
+			normX += x2 / nn
 		}
 		rate[i] = r
 		sens += x2 * r
@@ -254,7 +272,11 @@ func (g *GD) Learn(ex *sparse.Example) float64 {
 		return p
 	}
 	for i, o := range g.rows {
-		rows[o+colW] += u * ex.Val[i] * rate[i]
+		// A step that would overflow a weight is not taken (huge values
+		// and importance weights): the model stays finite.
+		if w := rows[o+colW] + u*ex.Val[i]*rate[i]; w-w == 0 {
+			rows[o+colW] = w
+		}
 	}
 	if g.cfg.L2 > 0 {
 		g.scale *= 1 - g.cfg.L2*eta
@@ -267,6 +289,10 @@ func (g *GD) Learn(ex *sparse.Example) float64 {
 	}
 	return p
 }
+
+// Rejected counts the updates refused because a feature's gradient was
+// beyond 1e150 (numerically out of range); the CLI warns about them.
+func (g *GD) Rejected() int { return g.rejected }
 
 // syncScale folds the global scale and the L1 gravity (l1.go) into the
 // stored weights, as VW's sync_weights does. It touches only features

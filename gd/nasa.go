@@ -184,7 +184,8 @@ func diagVariation(r []float64, gj, rPrev, rNow, invT float64) float64 {
 	}
 	V += dj * dj
 	S += gj
-	r[colG], r[colDiagSum] = V+S*S*rNow, S
+	// Saturated, not infinite: the state stays finite.
+	r[colG], r[colDiagSum] = min(V+S*S*rNow, math.MaxFloat64), S
 	return V
 }
 
@@ -385,6 +386,10 @@ func (g *GD) learnScalar(ex *sparse.Example) float64 {
 	if !(wt > 0) || !isFinite(pGrad) || !isFinite(p) || math.IsNaN(d) {
 		return p
 	}
+	if !gradInRange(wt*d, ex) {
+		g.rejected++
+		return p
+	}
 	gs := wt * d // g_t = gs·s_t
 	ng := gs * gs * xx
 	gradSum, gradMax := s.gradSum+ng, math.Max(s.gradMax, ng)
@@ -469,7 +474,7 @@ func (g *GD) learnScalar(ex *sparse.Example) float64 {
 	if u != 0 {
 		u /= g.scale
 		for i, o := range g.rows {
-			rows[o+colW] += u * ex.Val[i]
+			addFinite(&rows[o+colW], u*ex.Val[i])
 		}
 	}
 	if g.cfg.L2 > 0 && eta > 0 {
@@ -517,8 +522,8 @@ func (g *GD) stepAccel(ex *sparse.Example, eta, u, beta float64) {
 	s.a, s.b, s.c, s.e = a, b, c, e
 	for i, o := range g.rows {
 		x := ex.Val[i]
-		rows[o+colW] += dW * x
-		rows[o+colU] += dU * x
+		addFinite(&rows[o+colW], dW*x)
+		addFinite(&rows[o+colU], dU*x)
 	}
 }
 
@@ -532,11 +537,13 @@ func (g *GD) newSplit(ex *sparse.Example, l2, u, inv float64) {
 		W, U := rows[o+colW], rows[o+colU]
 		x, ag := s.a*W+s.b*U, s.c*W+s.e*U
 		x -= l2 * (inv*x + (1-inv)*ag)
-		rows[o+colW], rows[o+colU] = x, inv*x+(1-inv)*ag
+		if y := inv*x + (1-inv)*ag; isFinite(x) && isFinite(y) {
+			rows[o+colW], rows[o+colU] = x, y
+		}
 	}
 	for i, o := range g.rows {
-		rows[o+colW] += u * ex.Val[i]
-		rows[o+colU] += u * inv * ex.Val[i]
+		addFinite(&rows[o+colW], u*ex.Val[i])
+		addFinite(&rows[o+colU], u*inv*ex.Val[i])
 	}
 	s.a, s.b, s.c, s.e = 1, 0, 0, 1
 	s.rebases++
@@ -565,3 +572,29 @@ func (g *GD) weightsAccel(fn func(slot uint32, w float64)) {
 }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// addFinite adds d to *w unless the sum would not be finite: a step that
+// would overflow a weight is not taken, so that no data can put Inf or
+// NaN into a model.
+func addFinite(w *float64, d float64) {
+	if v := *w + d; v-v == 0 {
+		*w = v
+	}
+}
+
+// maxGrad bounds the gradient of one feature, |importance·ℓ'·x_j|: an
+// update beyond it is refused as numerically out of range (it takes a
+// value far beyond the parser's 1e18, from interactions or namespace
+// scales, or a diverging unclipped loss). Its square, summed into the
+// AdaGrad and NASA accumulators, then stays finite.
+const maxGrad = 1e150
+
+// gradInRange reports whether the example's gradient gs·x is within
+// maxGrad (NaN is not).
+func gradInRange(gs float64, ex *sparse.Example) bool {
+	var m float64
+	for _, v := range ex.Val {
+		m = max(m, math.Abs(v))
+	}
+	return math.Abs(gs)*m <= maxGrad
+}

@@ -41,7 +41,13 @@ type Softmax struct {
 	rows []int     // per-example scratch: row offsets
 	s, p []float64 // the last example's scores and probabilities
 	c    []float64 // per-example scratch: per-class step factors
+
+	rejected int // updates refused as numerically out of range (gradInRange)
 }
+
+// Rejected counts the updates refused because a feature's gradient was
+// beyond 1e150 (numerically out of range).
+func (m *Softmax) Rejected() int { return m.rejected }
 
 // softmax layout: column 0 is N_j, then K weights, then K AdaGrad sums.
 const smN = 0
@@ -162,6 +168,11 @@ func (m *Softmax) Learn(ex *sparse.Example) float64 {
 			return float64(pred)
 		}
 	}
+	// |p_k − [k = y]| ≤ 1: the gradient of a feature is at most wt·|x|.
+	if !gradInRange(wt, ex) {
+		m.rejected++
+		return float64(pred)
+	}
 	m.t += wt
 	rows := m.tab.Rows
 	d := m.c // d_k = p_k − [k = y], then the step factors
@@ -190,12 +201,17 @@ func (m *Softmax) Learn(ex *sparse.Example) float64 {
 				rows[o+smN] = ax
 			}
 			N := rows[o+smN]
-			normX += x2 / (N * N)
+			if nn := N * N; nn >= 0x1p-1022 {
+				normX += x2 / nn
+			}
+			// (A feature whose scale squared underflows, |x| < 1.5e-154,
+			// is not updated: see pass 2.)
 		}
 		if m.cfg.Adaptive {
 			g := rows[o+1+k : o+1+2*k]
 			for c, dc := range d {
-				g[c] += wt * dc * dc * x2
+				// Saturated, not infinite: the state stays finite.
+				g[c] = min(g[c]+wt*dc*dc*x2, math.MaxFloat64)
 			}
 		}
 	}
@@ -228,6 +244,9 @@ func (m *Softmax) Learn(ex *sparse.Example) float64 {
 		r := 1.0
 		if m.cfg.Normalized {
 			N := rows[o+smN]
+			if N*N < 0x1p-1022 {
+				continue
+			}
 			if m.cfg.Adaptive {
 				r /= N
 			} else {
@@ -238,7 +257,10 @@ func (m *Softmax) Learn(ex *sparse.Example) float64 {
 		if !m.cfg.Adaptive {
 			u := x * r
 			for c := range w {
-				w[c] += d[c] * u
+				// A step that would overflow a weight is not taken.
+				if v := w[c] + d[c]*u; v-v == 0 {
+					w[c] = v
+				}
 			}
 			continue
 		}
@@ -254,7 +276,9 @@ func (m *Softmax) Learn(ex *sparse.Example) float64 {
 			} else {
 				a = math.Pow(G, -m.cfg.PowerT)
 			}
-			w[c] += d[c] * x * r * a
+			if v := w[c] + d[c]*x*r*a; v-v == 0 {
+				w[c] = v
+			}
 		}
 	}
 	if m.cfg.L2 > 0 {

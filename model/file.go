@@ -59,6 +59,13 @@ func Save(path string, opts Options, body func(*Writer) error) (err error) {
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("save model %s: %w", path, err)
 	}
+	// The rename is durable once the directory is synced (after a power
+	// failure the old name could otherwise come back); a process killed
+	// at any point leaves the old model or the new one either way.
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
 	return nil
 }
 

@@ -20,7 +20,6 @@
 package oja
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -51,6 +50,12 @@ type Config struct {
 
 // DefaultTheta is the re-basing threshold verified in sketches.md §10.
 const DefaultTheta = 1e4
+
+// Bounds on κ = ‖ĝ‖² of an update (fd's): outside them ĝ counts as zero.
+const (
+	minKappa = 1e-200
+	maxKappa = 1e200
+)
 
 // DefaultStepCap bounds γ_t‖ĝ_t‖², Oja's effective step. Oja's rule is a
 // stable rotation only while γ‖ĝ‖² stays well below 1; with Γ_t = 1/t and
@@ -195,7 +200,10 @@ func (o *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	o.t++
 	lgam := math.Min(o.cfg.Rate/o.t, 1)
 	c, n := st.C, st.N
-	if c == 0 || !(n > 0) {
+	// ĝ with ‖ĝ‖² outside [minKappa, maxKappa] counts as zero, as in FD:
+	// a denormal gradient would append a row scaled by 1/‖ĝ‖ = Inf, a huge
+	// one overflow K.
+	if kap := c * c * n; c == 0 || !(n > 0) || !(kap >= minKappa && kap <= maxKappa) {
 		for i := range o.lam[:o.p] {
 			o.lam[i] *= 1 - lgam
 		}
@@ -237,7 +245,7 @@ func (o *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	// Line 4: Decompose. FKFᵀ = I + βvvᵀ with β = 2γ + γ²κ.
 	beta := 2*gam + gam*gam*kap
 	if o.cfg.Cholesky {
-		o.decomposeCholesky()
+		o.decomposeCholesky(h)
 	} else {
 		u := o.u[:p]
 		sb := math.Sqrt(beta)
@@ -246,8 +254,17 @@ func (o *Sketch) Update(st *sparse.Step, h sparse.Host) {
 		}
 		o.decomposeRankOne(u)
 	}
-	if o.condition() > o.cfg.Theta {
-		o.rebase(h)
+	// condition sums the squares of K and F, so it is not finite when
+	// they are not; Λ is checked apart (O(p)).
+	if c := o.condition(); !(c <= o.cfg.Theta) || !allFinite(o.lam[:o.p]) {
+		if !o.finite() {
+			// Overflowed (a loaded state at the edge of the float64
+			// range): nothing of it can be rebased.
+			h.Fold()
+			o.reset(h)
+		} else {
+			o.rebase(h)
+		}
 		o.condition()
 	}
 }
@@ -307,7 +324,7 @@ func (o *Sketch) decomposeRankOne(u []float64) {
 }
 
 // decomposeCholesky sets F ← chol(FKFᵀ)⁻¹F directly, O(p³).
-func (o *Sketch) decomposeCholesky() {
+func (o *Sketch) decomposeCholesky(h sparse.Host) {
 	p := o.p
 	G := mat.NewSymDense(p, nil)
 	Fm := o.fMat()
@@ -320,7 +337,11 @@ func (o *Sketch) decomposeCholesky() {
 			G.SetSym(i, j, (g.At(i, j)+g.At(j, i))/2)
 		}
 	}
-	Li := invChol(G)
+	Li, ok := invChol(G)
+	if !ok {
+		o.rebase(h) // (which resets the sketch if that fails too)
+		return
+	}
 	var nf mat.Dense
 	nf.Mul(Li, Fm)
 	o.setF(&nf)
@@ -367,23 +388,81 @@ func (o *Sketch) rebase(h sparse.Host) {
 			G.SetSym(i, j, gram[i*p+j])
 		}
 	}
-	o.setF(invChol(G))
+	Li, ok := invChol(G)
+	if !ok {
+		o.reset(h)
+		return
+	}
+	o.setF(Li)
 }
 
-// invChol returns L⁻¹ for the Cholesky factor L of G.
-func invChol(G *mat.SymDense) *mat.TriDense {
+// reset empties a numerically broken sketch: Z's rows were orthonormal
+// combinations of the old ones, so a Gram matrix that is no longer
+// positive definite (or no longer finite: gradients near the float64
+// range without pre-scaling) means they have lost all meaning. b is
+// already folded into w̄, so the weights are kept; the sketch restarts
+// from no rows, as at the first example.
+func (o *Sketch) reset(h sparse.Host) {
+	h.Transform(nil, 0, nil)
+	o.p = 0
+	clear(o.F)
+	clear(o.K)
+	clear(o.lam)
+}
+
+func allFinite(v []float64) bool {
+	for _, x := range v {
+		if x-x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// OrthoBasis implements sparse.BasisSketch: V = F·Z has orthonormal rows.
+func (o *Sketch) OrthoBasis() ([]float64, int, int, bool) {
+	return o.F, o.p, o.cfg.M, true
+}
+
+// finite reports whether the live state is finite.
+func (o *Sketch) finite() bool {
+	m, p := o.cfg.M, o.p
+	for i := 0; i < p; i++ {
+		for _, v := range o.F[i*m : i*m+p] {
+			if v-v != 0 {
+				return false
+			}
+		}
+		for _, v := range o.K[i*m : i*m+p] {
+			if v-v != 0 {
+				return false
+			}
+		}
+		if v := o.lam[i]; v-v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// invChol returns L⁻¹ for the Cholesky factor L of G, or false if G is not
+// numerically positive definite.
+func invChol(G *mat.SymDense) (*mat.TriDense, bool) {
 	var ch mat.Cholesky
 	if !ch.Factorize(G) {
-		// Z's rows are orthonormal combinations of the old ones; losing
-		// definiteness here means the sketch is numerically broken.
-		panic(errors.New("oja: Gram matrix of the sketch is not positive definite"))
+		return nil, false
 	}
 	var L, Li mat.TriDense
 	ch.LTo(&L)
 	if err := Li.InverseTri(&L); err != nil {
-		panic(fmt.Errorf("oja: %w", err))
+		return nil, false
 	}
-	return &Li
+	for _, v := range Li.RawTriangular().Data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, false
+		}
+	}
+	return &Li, true
 }
 
 func (o *Sketch) fMat() *mat.Dense {

@@ -44,7 +44,7 @@ const (
 	cacheVersion  = 1
 	trailerSize   = 8 + 8 + 4
 	blockHeader   = 8
-	cacheBlock    = 256 << 10
+	cacheBlock    = 64 << 10
 )
 
 // Errors for caches that cannot be used. Both are wrapped with details.
@@ -252,7 +252,7 @@ var errRecord = fmt.Errorf("%w: bad record", ErrCacheCorrupt)
 
 // decodeRecord reads one record from the front of b into ex, reusing its
 // buffers, and returns the rest of b. Slots above mask are corruption.
-func decodeRecord(b []byte, ex *sparse.Example, mask uint32) ([]byte, error) {
+func decodeRecord(b []byte, ex *sparse.Example, mask uint32, seen *slotSet) ([]byte, error) {
 	if len(b) == 0 {
 		return nil, errRecord
 	}
@@ -270,20 +270,23 @@ func decodeRecord(b []byte, ex *sparse.Example, mask uint32) ([]byte, error) {
 		b = b[8:]
 		return v, true
 	}
+	// What the text parser guarantees is checked again: a cache is only
+	// checksummed, and a file made to pass the checksums must not bring a
+	// NaN, an infinity or a negative weight to a learner.
 	var ok bool
 	if flags&flagLabel != 0 {
-		if ex.Label, ok = f64(); !ok {
+		if ex.Label, ok = f64(); !ok || ex.Label-ex.Label != 0 {
 			return nil, errRecord
 		}
 		ex.HasLabel = true
 	}
 	if flags&flagWeight != 0 {
-		if ex.Weight, ok = f64(); !ok {
+		if ex.Weight, ok = f64(); !ok || !(ex.Weight >= 0) || ex.Weight-ex.Weight != 0 {
 			return nil, errRecord
 		}
 	}
 	if flags&flagInitial != 0 {
-		if ex.Initial, ok = f64(); !ok {
+		if ex.Initial, ok = f64(); !ok || ex.Initial-ex.Initial != 0 {
 			return nil, errRecord
 		}
 	}
@@ -312,6 +315,7 @@ func decodeRecord(b []byte, ex *sparse.Example, mask uint32) ([]byte, error) {
 	}
 	idx := ex.Idx[:n]
 	val := ex.Val[:n]
+	seen.reset(int(n))
 	prev := int64(0)
 	for i := range idx {
 		u, k := binary.Uvarint(b)
@@ -326,6 +330,9 @@ func decodeRecord(b []byte, ex *sparse.Example, mask uint32) ([]byte, error) {
 			return nil, errRecord
 		}
 		prev = cur
+		if !seen.add(uint32(cur)) {
+			return nil, errRecord // a slot twice: the writer merges them
+		}
 		idx[i] = uint32(cur)
 		var v float64
 		switch u & 3 {
@@ -350,6 +357,9 @@ func decodeRecord(b []byte, ex *sparse.Example, mask uint32) ([]byte, error) {
 			}
 			v = math.Float64frombits(binary.LittleEndian.Uint64(b))
 			b = b[8:]
+		}
+		if v == 0 || v-v != 0 {
+			return nil, errRecord
 		}
 		val[i] = v
 	}
@@ -399,7 +409,8 @@ func OpenCache(path, fingerprint string, opt Options) (Source, error) {
 		return nil
 	}
 	s.start(s.read, func() func(*chunk, *Batch) error {
-		return func(c *chunk, b *Batch) error { return decodeBlock(c, b, mask) }
+		var seen slotSet // per worker
+		return func(c *chunk, b *Batch) error { return decodeBlock(c, b, mask, &seen) }
 	})
 	return s, nil
 }
@@ -520,11 +531,11 @@ func (s *cacheSource) readBlocks(seq *int64) error {
 }
 
 // decodeBlock decodes a block's records into b.
-func decodeBlock(c *chunk, b *Batch, mask uint32) error {
+func decodeBlock(c *chunk, b *Batch, mask uint32, seen *slotSet) error {
 	data := c.data
 	for len(data) > 0 {
 		ex := b.next()
-		rest, err := decodeRecord(data, ex, mask)
+		rest, err := decodeRecord(data, ex, mask, seen)
 		if err != nil {
 			return fmt.Errorf("cache %s: %w", c.file, err)
 		}
@@ -533,4 +544,52 @@ func decodeBlock(c *chunk, b *Batch, mask uint32) error {
 	}
 	c.lines = int64(len(b.Examples))
 	return nil
+}
+
+// slotSet is the set of an example's slots while its record is decoded:
+// the writer never stores a slot twice, so a repeated one is damage (a
+// file made to pass the checksums), and learners rely on each slot
+// appearing once (NASA's saved ‖G‖² no longer matched its sums, and the
+// model was refused). Open addressing, cleared in O(1) by a stamp, as
+// hashing's slot table; about 0.4 µs per news20 example, in the decoding
+// workers (a bitmap over the hash space was no faster).
+type slotSet struct {
+	ent   []slotStamp
+	mask  uint32
+	shift uint32
+	stamp uint32
+}
+
+type slotStamp struct{ stamp, slot uint32 }
+
+// reset empties the set and makes room for n slots at load ≤ 1/2.
+func (t *slotSet) reset(n int) {
+	size, log := 64, uint32(6)
+	for size < 2*n {
+		size <<= 1
+		log++
+	}
+	if len(t.ent) < size || (len(t.ent) > 1<<16 && len(t.ent) > 64*size) {
+		t.ent = make([]slotStamp, size)
+		t.mask, t.shift, t.stamp = uint32(size-1), 32-log, 0
+	}
+	t.stamp++
+	if t.stamp == 0 {
+		clear(t.ent)
+		t.stamp = 1
+	}
+}
+
+// add inserts slot and reports whether it was new.
+func (t *slotSet) add(slot uint32) bool {
+	for j := (slot * 0x9e3779b1) >> t.shift; ; j++ {
+		e := &t.ent[j&t.mask]
+		if e.stamp != t.stamp {
+			e.stamp, e.slot = t.stamp, slot
+			return true
+		}
+		if e.slot == slot {
+			return false
+		}
+	}
 }

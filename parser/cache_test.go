@@ -266,3 +266,32 @@ func TestCacheMode(t *testing.T) {
 		t.Errorf("mode %v, want 0644", st.Mode().Perm())
 	}
 }
+
+// TestCacheRefusesDuplicateSlots: a record holding a slot twice (which
+// the writer never produces: the parser merges repeated features) is
+// corruption, even with valid checksums.
+func TestCacheRefusesDuplicateSlots(t *testing.T) {
+	b := appendRecord(nil, &sparse.Example{Weight: 1, Idx: []uint32{5, 9, 5}, Val: []float64{1, 2, 3}})
+	var ex sparse.Example
+	var seen slotSet
+	if _, err := decodeRecord(b, &ex, 1<<18-1, &seen); !errors.Is(err, ErrCacheCorrupt) {
+		t.Fatalf("duplicate slot: %v", err)
+	}
+	b = appendRecord(nil, &sparse.Example{Weight: 1, Idx: []uint32{5, 9, 6}, Val: []float64{1, 2, 3}})
+	if _, err := decodeRecord(b, &ex, 1<<18-1, &seen); err != nil {
+		t.Fatal(err)
+	}
+	// Non-finite values, labels and negative weights are refused too.
+	for _, bad := range []sparse.Example{
+		{Weight: 1, Idx: []uint32{1}, Val: []float64{math.NaN()}},
+		{Weight: 1, Idx: []uint32{1}, Val: []float64{math.Inf(1)}},
+		{Weight: -1},
+		{Weight: math.Inf(1)},
+		{Weight: 1, HasLabel: true, Label: math.NaN()},
+		{Weight: 1, Initial: math.Inf(-1)},
+	} {
+		if _, err := decodeRecord(appendRecord(nil, &bad), &ex, 1<<18-1, &seen); !errors.Is(err, ErrCacheCorrupt) {
+			t.Fatalf("%+v: %v", bad, err)
+		}
+	}
+}

@@ -87,7 +87,11 @@ func openInput(name string, stdin io.Reader) (*input, error) {
 		in.comp = zstded
 		// One decoder goroutine at most: the pipeline already reads on its
 		// own goroutine, and the parse workers want the other cores.
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
+		// The window is allocated whole when a frame starts: without a
+		// bound a 15-byte header made the decoder allocate 512 MiB. 128
+		// MiB is the zstd tool's own default limit (levels up to --ultra
+		// -22 stay within it; --long=28 and above need --memory there too).
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow))
 		if err != nil {
 			in.close()
 			return nil, in.readErr(err)
@@ -100,6 +104,9 @@ func openInput(name string, stdin io.Reader) (*input, error) {
 	return in, nil
 }
 
+// maxZstdWindow bounds the window of a zstd frame (see openInput).
+const maxZstdWindow = 128 << 20
+
 func hasPrefix(b, p []byte) bool {
 	return len(b) >= len(p) && string(b[:len(p)]) == string(p)
 }
@@ -110,6 +117,9 @@ func hasPrefix(b, p []byte) bool {
 func (in *input) readErr(err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) || (in.comp != plain && err == io.EOF) {
 		return fmt.Errorf("read %s: %w (truncated %s stream)", in.name, io.ErrUnexpectedEOF, in.comp)
+	}
+	if errors.Is(err, zstd.ErrWindowSizeExceeded) {
+		return fmt.Errorf("read %s: %w: the zstd window is above %d MiB (the zstd tool's default limit); decompress it with zstd -d --memory=... and pipe the text in", in.name, err, maxZstdWindow>>20)
 	}
 	if in.comp != plain {
 		return fmt.Errorf("read %s: %w (corrupt %s stream)", in.name, err, in.comp)

@@ -17,7 +17,7 @@ import (
 // Defaults for the zero values of Options.
 const (
 	DefaultMaxLineBytes = 256 << 20
-	DefaultChunkBytes   = 512 << 10
+	DefaultChunkBytes   = 128 << 10
 )
 
 // Options configure Open and OpenCache.
@@ -30,7 +30,7 @@ type Options struct {
 	// and skipped without being held in memory. 0 means 256 MiB.
 	MaxLineBytes int
 	// ChunkBytes is how much text is read and handed to a worker at a
-	// time; 0 means 512 KiB.
+	// time; 0 means 128 KiB.
 	ChunkBytes int
 	// Stdin is read for the input name "-"; nil means os.Stdin.
 	Stdin io.Reader
@@ -67,27 +67,82 @@ type Batch struct {
 	// Names[i] are the named features of Examples[i] when Options.Audit
 	// is set (text sources only), else nil.
 	Names [][]hashing.AuditFeature
+
+	// The examples' features live side by side in one arena per batch
+	// (Idx and Val of each example are windows of idx and val), so a
+	// batch holds about as many features as its chunk has, not, as when
+	// each example kept its own buffers, the largest line each example
+	// slot ever held: those only grew, and on ten passes over news20 a
+	// file's batches had ratcheted up to 40 MB. used is what the examples
+	// kept so far occupy; spill counts the features of examples that did
+	// not fit (their buffers were allocated apart), so that the next use
+	// of the batch makes room for all of them.
+	idx   []uint32
+	val   []float64
+	used  int
+	spill int
+	high  int
 }
+
+// minArena is the smallest arena a batch starts with, in features.
+const minArena = 4 << 10
 
 func (b *Batch) reset() {
 	b.Names = b.Names[:0]
 	b.Examples = b.Examples[:0]
 	b.Errors = b.Errors[:0]
 	b.ErrorAt = b.ErrorAt[:0]
+	// Size the arena for what the last use of the batch needed: grown
+	// when examples spilled over it, and shrunk again once a run of long
+	// lines has passed, so that one huge line does not pin its memory in
+	// every batch for the rest of the run.
+	need := max(b.used+b.spill, minArena)
+	// high is the need of recent uses, decaying by 1/16 a use: a batch
+	// that carries a few lines now and then (the end of an input, a live
+	// stdin) keeps the arena its full chunks need.
+	b.high = max(need, b.high-b.high/16)
+	size := len(b.idx)
+	switch {
+	case b.spill > 0 || size < need:
+		size = max(size, 2*need) // never smaller while growing
+	case size > 4*b.high:
+		size = b.high + b.high/4
+	}
+	if size != len(b.idx) {
+		b.idx, b.val = make([]uint32, size), make([]float64, size)
+	}
+	b.used, b.spill = 0, 0
 }
 
-// next returns the example slot after the current ones, reusing the
-// buffers of an Example left there by an earlier use of the batch. The
-// slot only counts once keep is called.
+// next returns the example slot after the current ones, its feature
+// buffers a window of the rest of the arena. The slot only counts once
+// keep is called.
 func (b *Batch) next() *sparse.Example {
 	n := len(b.Examples)
 	if n == cap(b.Examples) {
 		b.Examples = append(b.Examples, sparse.Example{})[:n]
 	}
-	return &b.Examples[:n+1][n]
+	ex := &b.Examples[:n+1][n]
+	ex.Idx, ex.Val = b.idx[b.used:b.used:len(b.idx)], b.val[b.used:b.used:len(b.val)]
+	return ex
 }
 
-func (b *Batch) keep() { b.Examples = b.Examples[:len(b.Examples)+1] }
+// keep counts the example filled in the slot next returned. Its features
+// stay where they are: in the arena, or, if they did not fit there, in
+// buffers of their own that are dropped when the slot is reused.
+func (b *Batch) keep() {
+	n := len(b.Examples)
+	ex := &b.Examples[:n+1][n]
+	k := len(ex.Idx)
+	if k > 0 && b.used+k <= len(b.idx) && &ex.Idx[0] == &b.idx[b.used] {
+		b.used += k
+	} else {
+		b.spill += k
+	}
+	// Full slices: nothing appended to an example may run into the next.
+	ex.Idx, ex.Val = ex.Idx[:k:k], ex.Val[:k:k]
+	b.Examples = b.Examples[:n+1]
+}
 
 // keepNames records the names of the example about to be kept.
 func (b *Batch) keepNames(names []hashing.AuditFeature) {

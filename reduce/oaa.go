@@ -98,6 +98,19 @@ func LoadOAA(r *model.Reader, k int, bits uint, newBase Factory) (*OAA, error) {
 		if err != nil {
 			return nil, fmt.Errorf("class %d: %w", i+1, err)
 		}
+		// The bases know features by OAA's numbers only: one beyond the
+		// numbering (a damaged or foreign file) would index past it, and
+		// would later stand for a feature numbered after loading.
+		bad := -1
+		n := uint32(len(o.ids.Keys))
+		b.Weights(func(id uint32, _ float64) {
+			if id >= n && bad < 0 {
+				bad = int(id)
+			}
+		})
+		if bad >= 0 {
+			return nil, fmt.Errorf("class %d: %w: feature number %d beyond the %d numbered", i+1, model.ErrCorrupt, bad, n)
+		}
 		o.bases[i] = b
 	}
 	if err := r.Done(); err != nil {

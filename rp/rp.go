@@ -167,7 +167,10 @@ func (s *Sketch) Config() Config { return s.cfg }
 // SetAlpha implements sparse.Sketch: N ← N + (a − α)I and H = N⁻¹ by
 // Cholesky, O(m³) (a shift is not low-rank, so Woodbury cannot follow it).
 // If the shifted N is not numerically positive definite α is left as it
-// was (counted as a skip).
+// was. That is not counted as a skipped update: the change is tried again
+// with the next round's α, and by the core when a saved model is loaded
+// (with the same result), and a count that loading changed would make a
+// model saved again after loading differ from the file it came from.
 func (s *Sketch) SetAlpha(a float64) {
 	if a == s.alpha || !(a > 0) || math.IsInf(a, 0) {
 		return
@@ -178,7 +181,6 @@ func (s *Sketch) SetAlpha(a float64) {
 		s.w1[i*m+i] += a - s.alpha
 	}
 	if !cholInverse(s.w3, s.w1, s.w2, m) {
-		s.skips++
 		return
 	}
 	copy(s.N, s.w1)
@@ -637,6 +639,10 @@ func (s *Sketch) Save(w *model.Writer) {
 	}
 	w.String(string(st))
 }
+
+// SavesAlpha implements sparse.AlphaSaver: α and N = αI + SSᵀ, H = N⁻¹
+// are saved as they are.
+func (s *Sketch) SavesAlpha() {}
 
 // Load implements sparse.Sketch; the Config must be the saved model's (the
 // seed is superseded by the saved generator state).

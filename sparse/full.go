@@ -211,7 +211,9 @@ func (f *Full) Learn(ex *Example) float64 {
 	if tau := tauC(wx, f.cfg.C); tau != 0 && q > 0 {
 		g := tau / q
 		for r, v := range y {
-			u[2*r] -= g * v
+			if w := u[2*r] - g*v; isFinite(w) {
+				u[2*r] = w
+			}
 		}
 		wx = f.ux()
 	}
@@ -227,7 +229,7 @@ func (f *Full) Learn(ex *Example) float64 {
 		// update (VW's order, as SON.rescale); x̃, A⁻¹x̃ and q follow it.
 		for i, r := range f.offs {
 			gx := d * ex.Val[i]
-			u[2*r+1] += h * gx * gx
+			u[2*r+1] = sat(u[2*r+1] + h*gx*gx) // saved: kept finite
 		}
 		f.resolve(ex, true)
 		f.mulAinv(y)
@@ -246,7 +248,10 @@ func (f *Full) Learn(ex *Example) float64 {
 	// u_{t+1} = w − A_t⁻¹g, g = h·ℓ'·x̃, A_t⁻¹x̃ = y/(1 + c²q).
 	gd := h * d / den
 	for r, v := range y {
-		u[2*r] -= gd * v
+		// A step that would overflow a weight is not taken.
+		if w := u[2*r] - gd*v; isFinite(w) {
+			u[2*r] = w
+		}
 	}
 	// A_t⁻¹ = A_{t−1}⁻¹ − f·yyᵀ, as (√f·y)(√f·y)ᵀ, unless the new diagonal
 	// would leave [0, 1/α] somewhere (see Full).

@@ -306,11 +306,11 @@ func (s *SON) foldStats(b []float64) {
 		kb[i] = dot(K[i*ks:i*ks+p], b)
 	}
 	y := s.y[:p]
-	s.wsq = math.Max(0, s.wsq+2*dot(b, y)+dot(b, kb))
+	s.wsq = sat(math.Max(0, s.wsq+2*dot(b, y)+dot(b, kb)))
 	for i, v := range kb {
 		y[i] += v
 	}
-	if !isFinite(s.wsq) || !allFinite(y) {
+	if s.wsq == math.MaxFloat64 || !allFinite(y) {
 		s.resync(b)
 	}
 }
@@ -331,7 +331,14 @@ func (s *SON) resync(b []float64) {
 		sq += w * w
 		axpy(w, col, y)
 	}
-	s.wsq = sq
+	s.wsq = sat(sq)
+	for i, v := range y {
+		// Saved with the model: a diverged model's Z·w saturates.
+		y[i] = math.Max(-math.MaxFloat64, math.Min(math.MaxFloat64, v))
+		if math.IsNaN(v) {
+			y[i] = 0
+		}
+	}
 }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

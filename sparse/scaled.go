@@ -95,7 +95,7 @@ func (s *SON) learnScaled(h, d, n float64, z []float64, oldsq float64) {
 		}
 	}
 	s.sk.Update(&s.st, s)
-	s.sumG2 += s.c * s.c * n
+	s.sumG2 = min(s.sumG2+s.c*s.c*n, math.MaxFloat64) // saturated: saved with the model
 	// The sketch's absorb changed w̄_I after the step: re-measure (O(s)).
 	s.guard(oldsq, -1)
 }
@@ -115,6 +115,11 @@ func (s *SON) setAlpha(wPrev float64) {
 			rho = math.Max(0, (s.sumG2-s.sk.Captured())/(wPrev*free))
 		}
 		a0 = rho + Prior*(d/s.w)*(d/s.w)
+		if !(a0 <= maxAlpha) {
+			// A tiny W (importance weights of 1e-300) overflows the
+			// ridge; α₀ is saved with the model, so it must stay finite.
+			a0 = maxAlpha
+		}
 	}
 	s.alpha0 = a0
 	s.alphaSk = s.w * a0

@@ -58,6 +58,17 @@ type Sketch interface {
 	Report(w io.Writer, sumG2 float64)
 }
 
+// AlphaSaver is implemented by sketches whose saved state includes the α
+// last given to SetAlpha and everything derived from it. The core sets α
+// again when it loads a model only for the others: for RP a repeated
+// SetAlpha is not a no-op — when the shift failed in the round the model
+// was saved in (N not numerically positive definite), trying it again on
+// the N after that round's update could succeed, and the loaded model
+// would then differ from the one saved.
+type AlphaSaver interface {
+	SavesAlpha()
+}
+
 // Step is the example being sketched.
 type Step struct {
 	C float64   // ĝ = C·x̃

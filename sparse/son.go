@@ -340,7 +340,7 @@ func (s *SON) Learn(ex *Example) float64 {
 	s.sk.Update(&s.st, s)
 	p = len(s.st.Z)
 	z = s.st.Z
-	s.sumG2 += s.c * s.c * n
+	s.sumG2 = min(s.sumG2+s.c*s.c*n, math.MaxFloat64) // saturated: saved with the model
 	// P5: u_{t+1} = w_t − A_t⁻¹g with g = h·ℓ'·x̃.
 	g := h * d
 	mz := s.mz[:p]
@@ -378,7 +378,9 @@ func (s *SON) rescale(ex *Example, d, h float64) (n float64, z []float64) {
 	for k, o := range s.offs {
 		x := val[k]
 		gx := d * x
-		dd := rows[o+s.dOff] + h*gx*gx
+		// Saturated: D is saved with the model, and a D_j at the top of
+		// the float64 range already scales x_j down to nothing.
+		dd := sat(rows[o+s.dOff] + h*gx*gx)
 		r := 1 / math.Sqrt(diag0+dd)
 		rows[o+s.dOff], rows[o+s.dOff+1] = dd, r
 		x *= r
@@ -388,6 +390,17 @@ func (s *SON) rescale(ex *Example, d, h float64) (n float64, z []float64) {
 	p := len(s.st.Z)
 	s.zx(p)
 	return n, s.z[:p]
+}
+
+// sat keeps the fold guard's sums of squares finite (they are saved with
+// the model): beyond the float64 range, or NaN from ∞ − ∞ after extreme
+// inputs, they read as the largest float64, which only makes the guard
+// fold.
+func sat(v float64) float64 {
+	if !(v <= math.MaxFloat64) {
+		return math.MaxFloat64
+	}
+	return v
 }
 
 // wbarSq returns Σ_{j∈I} w̄_j² over the example's features.
@@ -411,9 +424,9 @@ func (s *SON) guard(oldsq, newsq float64) {
 		newsq = s.wbarSq()
 	}
 	if s.folded {
-		s.wsq += newsq - s.wsqI
+		s.wsq = sat(s.wsq + newsq - s.wsqI)
 	} else {
-		s.wsq += newsq - oldsq
+		s.wsq = sat(s.wsq + newsq - oldsq)
 	}
 	p := len(s.st.Z)
 	if p == 0 {

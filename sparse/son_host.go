@@ -72,10 +72,15 @@ func (s *SON) Fold() {
 	rows := s.tab.Rows
 	var sq float64
 	for o := 0; o < len(rows); o += s.stride {
-		rows[o] += dot(b, rows[o+1:o+1+p])
+		// w is unchanged by a fold; a w_j that no longer fits in a float64
+		// (a diverged model) keeps its w̄_j rather than become Inf.
+		if v := rows[o] + dot(b, rows[o+1:o+1+p]); isFinite(v) {
+			rows[o] = v
+		}
 		sq += rows[o] * rows[o]
 	}
 	clear(b)
+	sq = sat(sq)
 	s.wsq, s.w0sq = sq, sq
 	s.folded, s.wsqI = true, s.wbarSq()
 	s.folds++

@@ -77,7 +77,7 @@ func LoadSON(r *model.Reader, cfg SONConfig, l loss.Loss, sk Sketch) (*SON, erro
 		}
 	}
 	s.st.Z = s.z[:p]
-	if cfg.Scaled && s.alphaSk > 0 {
+	if _, saved := sk.(AlphaSaver); cfg.Scaled && s.alphaSk > 0 && !saved {
 		sk.SetAlpha(s.alphaSk) // the α the projection of the next round uses
 	}
 	return s, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -19,6 +20,11 @@ import (
 
 // maxWarnings malformed lines are shown individually; the rest are counted.
 const maxWarnings = 10
+
+// parserChunkBytes is the text the parser hands a worker at a time (0: its
+// default); the determinism test makes it small, so that a short input is
+// spread over all the parsing goroutines.
+var parserChunkBytes int
 
 // driver runs the passes over the data and accounts every example.
 type driver struct {
@@ -48,13 +54,14 @@ type driver struct {
 	labelMin, labelMax float64
 	fixMin, fixMax     bool // --min_prediction, --max_prediction
 	pass               int
+	sigs               *stopper // --save_on_signal (signal.go)
 	skipped            int64
 	seen               int64 // valid examples read in the first pass
 	warned             int
 	warnedLabel        bool
 }
 
-func (d *driver) run() error {
+func (d *driver) run() (err error) {
 	c := d.cfg
 	if err := d.setup(); err != nil {
 		return err
@@ -62,6 +69,9 @@ func (d *driver) run() error {
 	if c.vw.daemon {
 		return d.serve()
 	}
+	var stopSigs func()
+	d.sigs, stopSigs = d.watchSignals()
+	defer stopSigs()
 	inputs := c.data
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
@@ -105,14 +115,22 @@ func (d *driver) run() error {
 
 	var snapshot []byte
 	passes, noWin := 0, 0
+	interrupted := false
 	for pass := 0; pass < c.passes; pass++ {
 		d.pass = pass
 		if pass > 0 {
+			if d.sigs.interrupted() {
+				interrupted = true
+				break
+			}
 			if src, cw, err = d.openPass(pass, inputs, cachePath); err != nil {
 				return err
 			}
 		}
-		if err := d.runPass(src, cw, holdoutOn); err != nil {
+		if err := d.runPass(src, cw, holdoutOn); err == errInterrupted {
+			interrupted = true
+			break
+		} else if err != nil {
 			return err
 		}
 		passes++
@@ -138,7 +156,12 @@ func (d *driver) run() error {
 			}
 		}
 	}
-	if snapshot != nil && d.rep.bestPass != passes-1 {
+	if interrupted && d.seen == 0 {
+		return &interruptError{sig: d.sigs.sig}
+	}
+	// An interrupted run keeps the model as trained so far (the pass it
+	// stopped in has no holdout loss to compare).
+	if snapshot != nil && d.rep.bestPass != passes-1 && !interrupted {
 		// As VW: with a holdout set the model kept is the best pass's.
 		_, r, err := model.Parse(snapshot)
 		if err == nil {
@@ -171,8 +194,15 @@ func (d *driver) run() error {
 	if rp, ok := d.learner.(sparse.Reporter); ok && c.sketchReport {
 		rp.Report(d.stderr)
 	}
+	if interrupted {
+		defer func() { err = &interruptError{sig: d.sigs.sig, examples: d.seen, saved: c.final} }()
+	}
 	if r, ok := d.learner.(interface{ Rejected() int }); ok && r.Rejected() > 0 {
-		fmt.Fprintf(d.stderr, "sparseson: warning: %d SON steps refused as numerically out of range (a weight beyond ±1e140); the model stays finite, but the data's scale does not suit --alpha: try the default --diag pre-scaling or a larger --alpha\n", r.Rejected())
+		if d.fam == sonFamily {
+			fmt.Fprintf(d.stderr, "sparseson: warning: %d SON steps refused as numerically out of range (a weight beyond ±1e140); the model stays finite, but the data's scale does not suit --alpha: try the default --diag pre-scaling or a larger --alpha\n", r.Rejected())
+		} else {
+			fmt.Fprintf(d.stderr, "sparseson: warning: %d updates refused as numerically out of range (a feature's gradient beyond ±1e150: values, namespace scales or interactions far beyond 1e18, or a diverging loss); the model stays finite\n", r.Rejected())
+		}
 	}
 	return nil
 }
@@ -180,17 +210,25 @@ func (d *driver) run() error {
 // setup decides the model options (from -i or the flags) and builds the
 // loss and the learner.
 func (d *driver) setup() error {
+	if d.cfg.initial == "" {
+		return d.setupModel(nil, nil)
+	}
+	stored, r, err := model.Load(d.cfg.initial)
+	if err != nil {
+		return err
+	}
+	return d.setupModel(stored, r)
+}
+
+// setupModel is setup with the model of -i already read and verified
+// (stored and r nil for a new model). The model-file fuzzer enters here.
+func (d *driver) setupModel(stored model.Options, r *model.Reader) error {
 	c := d.cfg
 	var err error
 	if d.fam, err = chooseFamily(c); err != nil {
 		return err
 	}
-	var r *model.Reader
-	if c.initial != "" {
-		stored, rd, err := model.Load(c.initial)
-		if err != nil {
-			return err
-		}
+	if r != nil {
 		fam := families[stored["learner"]]
 		if fam == nil {
 			return fmt.Errorf("load model %s: unknown learner %q", c.initial, stored["learner"])
@@ -202,7 +240,6 @@ func (d *driver) setup() error {
 		if d.opts, err = mergeModelOptions(c, fam, stored); err != nil {
 			return err
 		}
-		r = rd
 	} else {
 		d.opts = sharedOptions(c)
 		for k, v := range d.fam.options(c) {
@@ -222,21 +259,53 @@ func (d *driver) setup() error {
 		if p.err != nil {
 			return p.err
 		}
+		if math.IsNaN(d.labelMin-d.labelMax) || math.IsInf(d.labelMin-d.labelMax, 0) {
+			return fmt.Errorf("load model %s: %w: label range [%v, %v]", c.initial, model.ErrCorrupt, d.labelMin, d.labelMax)
+		}
+		// A range fixed by --min_prediction/--max_prediction stays fixed
+		// (for a Poisson model, observing the range would not even
+		// narrow its initial [−50, 50]).
+		lo, hi := math.NaN(), math.NaN()
+		d.fixMin, d.fixMax = strings.Contains(d.opts["label_fixed"], "min"), strings.Contains(d.opts["label_fixed"], "max")
+		if d.fixMin {
+			lo = d.labelMin
+		}
+		if d.fixMax {
+			hi = d.labelMax
+		}
+		if d.fixMin || d.fixMax {
+			if err := loss.Fix(d.loss, lo, hi); err != nil {
+				return fmt.Errorf("load model %s: %w: a fixed label range for %s loss", c.initial, model.ErrCorrupt, d.loss.Name())
+			}
+		}
 	}
 	d.binary = d.opts["binary"] == "true"
 	if err := d.setupClasses(); err != nil {
 		return err
 	}
-	if r == nil {
-		if err := d.checkMemory(); err != nil {
-			return err
-		}
+	if err := d.checkMemory(); err != nil {
+		return err
 	}
 	if d.learner, err = d.buildLearner(r); err != nil {
 		if c.initial != "" {
 			return fmt.Errorf("load model %s: %w", c.initial, err)
 		}
 		return err
+	}
+	if r != nil {
+		// Every learner checks its state is finite; the weights it
+		// applies (w̄ + Zᵀb for SON, a scale times the stored weight for
+		// gd) must be finite too, whatever state a damaged or foreign
+		// file holds.
+		var bad error
+		d.learner.Weights(func(slot uint32, w float64) {
+			if bad == nil && (math.IsNaN(w) || math.IsInf(w, 0)) {
+				bad = fmt.Errorf("load model %s: %w: the weight of slot %d is %v", c.initial, model.ErrCorrupt, slot, w)
+			}
+		})
+		if bad != nil {
+			return bad
+		}
 	}
 	d.out = d.outputStage()
 	return d.setupVW()
@@ -250,6 +319,15 @@ func (d *driver) modelOptions() model.Options {
 		o[k] = v
 	}
 	o["label_min"], o["label_max"] = fmtFloat(d.labelMin), fmtFloat(d.labelMax)
+	delete(o, "label_fixed")
+	switch {
+	case d.fixMin && d.fixMax:
+		o["label_fixed"] = "min,max"
+	case d.fixMin:
+		o["label_fixed"] = "min"
+	case d.fixMax:
+		o["label_fixed"] = "max"
+	}
 	return o
 }
 
@@ -298,7 +376,7 @@ func (d *driver) openPass(pass int, inputs []string, cachePath string) (parser.S
 	if err != nil {
 		return nil, nil, err
 	}
-	popts := parser.Options{Format: format, Hash: d.hash, Stdin: d.stdin, Classes: d.classes, Audit: d.wantNames()}
+	popts := parser.Options{Format: format, Hash: d.hash, Stdin: d.stdin, Classes: d.classes, Audit: d.wantNames(), ChunkBytes: parserChunkBytes}
 	if cachePath == "" {
 		src, err := parser.Open(inputs, popts)
 		return src, nil, err
@@ -333,8 +411,14 @@ func (d *driver) openPass(pass int, inputs []string, cachePath string) (parser.S
 // runPass runs the examples of src (and writes them to the cache cw, if
 // any) through the model; it closes both.
 func (d *driver) runPass(src parser.Source, cw *parser.CacheWriter, holdoutOn bool) (err error) {
+	d.sigs.reading(src)
 	defer func() {
-		if cerr := src.Close(); err == nil && cerr != nil {
+		d.sigs.reading(nil)
+		if d.sigs.interrupted() {
+			// The watcher closes the source (it may wait for a read of
+			// stdin); the cache, incomplete, is discarded below.
+			err = errInterrupted
+		} else if cerr := src.Close(); err == nil && cerr != nil {
 			err = cerr
 		}
 		if cw != nil {
@@ -357,6 +441,9 @@ func (d *driver) runPass(src parser.Source, cw *parser.CacheWriter, holdoutOn bo
 		}
 		e := 0
 		for k := range b.Examples {
+			if d.sigs.interrupted() {
+				return errInterrupted // at an example boundary
+			}
 			for ; e < len(b.Errors) && b.ErrorAt[e] <= k; e++ {
 				if err := d.badLine(&b.Errors[e]); err != nil {
 					return err

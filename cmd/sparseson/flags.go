@@ -31,6 +31,10 @@ type config struct {
 	profile     string
 	seed        uint64
 
+	// SIGINT/SIGTERM stop training at an example boundary and the model
+	// is still written (signal.go).
+	saveOnSignal bool
+
 	// hashing (model-shaping)
 	bits         int
 	quadratic    []string
@@ -98,6 +102,7 @@ type config struct {
 	shampoo shampooFlags // FTSL-Shampoo for --softmax (shampoo.go)
 
 	changed func(name string) bool // given on the command line
+	flags   *pflag.FlagSet         // every flag, as parsed (registry.go enumerates them)
 	on      func(name string) bool // a boolean flag given and true
 }
 
@@ -106,7 +111,7 @@ var flagGroups = []struct {
 	title string
 	names []string
 }{
-	{"Input and output", []string{"data", "format", "testonly", "initial_regressor", "final_regressor", "predictions", "readable_model", "quiet", "progress", "strict", "profile", "help", "version"}},
+	{"Input and output", []string{"data", "format", "testonly", "initial_regressor", "final_regressor", "predictions", "readable_model", "quiet", "progress", "strict", "save_on_signal", "profile", "help", "version"}},
 	{"Hashing", []string{"bit_precision", "quadratic", "cubic", "interactions", "ignore", "keep", "noconstant", "hash"}},
 	{"Passes", []string{"passes", "cache", "cache_file", "kill_cache", "holdout_off", "holdout_period", "early_terminate", "random_seed"}},
 	{"Loss and prediction", []string{"loss_function", "quantile_tau", "binary", "link"}},
@@ -135,6 +140,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress table or summary on stderr")
 	fs.StringVarP(&c.progress, "progress", "P", "2.0", "progress table schedule: an integer adds, a number with '.' multiplies")
 	fs.BoolVar(&c.strict, "strict", false, "stop at the first malformed line instead of skipping it")
+	fs.BoolVar(&c.saveOnSignal, "save_on_signal", true, "on SIGINT or SIGTERM stop training at an example boundary and still write -f and the other outputs (exit status 128 + the signal); a second signal stops at once. --save_on_signal=false: stop at once, writing nothing (the previous model file stays intact either way)")
 	fs.StringVar(&c.profile, "profile", "", "write a cpu or mem profile (cpu.pprof / mem.pprof) to the current directory")
 
 	fs.IntVarP(&c.bits, "bit_precision", "b", 18, "hash space of 2^b feature slots (1..30)")
@@ -162,7 +168,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.IntVar(&c.oaa, "oaa", 0, "one-against-all with K classes: K binary learners of the chosen kind (any learner flags), each its own state; predicts the class with the highest score")
 	fs.IntVar(&c.softmax, "softmax", 0, "multinomial logistic regression with K classes: one K×d model on the softmax loss, with the first-order update flags (default AdaGrad, normalized)")
 	fs.BoolVar(&c.probabilities, "probabilities", false, "with --oaa (logistic loss) or --softmax: -p writes the K class probabilities per line, 1:p1 2:p2 … (VW's format), and the summary the average multiclass log loss")
-	fs.StringVar(&c.maxMemory, "max_memory", "", "refuse to start a multiclass model whose estimated memory exceeds this (bytes, or with a K, M, G or T suffix); default: half the machine's RAM")
+	fs.StringVar(&c.maxMemory, "max_memory", "", "refuse to start when the model's estimated memory (if the data used every slot) exceeds this (bytes, or with a K, M, G or T suffix); default: half the machine's RAM for a multiclass model, no limit for a binary one")
 
 	fs.Float64VarP(&c.eta, "learning_rate", "l", 0.5, "learning rate (SON with --diag_sketch scaled: the step multiplier, default 5; FD-adaptive learners: η, default ¼ or ½)")
 	fs.Float64Var(&c.powerT, "power_t", 0.5, "learning-rate decay exponent")
@@ -211,6 +217,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 		return nil, errHelp
 	}
 	c.data = append(c.data, fs.Args()...)
+	c.flags = fs
 	c.changed = func(name string) bool { f := fs.Lookup(name); return f != nil && f.Changed }
 	c.on = func(name string) bool {
 		f := fs.Lookup(name)

@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -44,6 +45,10 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	d := &driver{ctx: ctx, cfg: cfg, stdin: stdin, stdout: stdout, stderr: stderr}
 	if err := d.run(); err != nil {
 		fmt.Fprintf(stderr, "sparseson: %v\n", err)
+		var ie *interruptError
+		if errors.As(err, &ie) {
+			return ie.status()
+		}
 		return 1
 	}
 	return 0

@@ -177,13 +177,18 @@ func (d *driver) outputStage() reduce.Output {
 	return out
 }
 
-// checkMemory refuses a multiclass model whose state could outgrow
-// --max_memory: K learners under --oaa (one for --softmax), each with its
-// slot index of 2^b int32s and, at worst, a row for every one of the 2^b
-// slots. Only the slots the data uses are ever allocated, so this is an
-// upper bound, reached when the data fills the hash space.
+// checkMemory refuses a model whose state could outgrow --max_memory:
+// under --oaa K learners (one for --softmax and a binary model), each with
+// its slot index of 2^b int32s and, at worst, a row for every one of the
+// 2^b slots. Only the slots the data uses are ever allocated, so this is
+// an upper bound, reached when the data fills the hash space. Multiclass
+// models are checked against half the machine's RAM by default (K copies
+// of a table outgrow a machine quickly); a binary model only against a
+// --max_memory given, since a large -b on sparse data is normal there
+// (its index and rows are mapped, not touched, until used). A model
+// loaded with -i is checked as a new one: training can go on filling it.
 func (d *driver) checkMemory() error {
-	if d.classes == 0 || d.fam.memory == nil {
+	if d.fam.memory == nil || (d.classes == 0 && d.cfg.maxMemory == "") {
 		return nil
 	}
 	limit, what, err := memoryLimit(d.cfg.maxMemory)
@@ -197,17 +202,24 @@ func (d *driver) checkMemory() error {
 	bits, _ := strconv.Atoi(d.opts["bits"])
 	slots := math.Ldexp(1, bits)
 	one := slots*(4+perSlot) + fixed
-	copies, flag, extra := 1.0, fmt.Sprintf("--softmax %d", d.classes), ""
+	copies, flag, extra := 1.0, "this model", ""
 	need := one
-	if d.oaa {
+	switch {
+	case d.oaa:
 		// OAA's own slot numbering: an index and a key per slot.
 		copies, flag = float64(d.classes), fmt.Sprintf("--oaa %d", d.classes)
 		need = copies*one + 8*slots
 		extra = ", plus " + fmtBytes(8*slots) + " for OAA's slot numbers"
+	case d.classes > 0:
+		flag = fmt.Sprintf("--softmax %d", d.classes)
 	}
 	if need > limit {
-		return fmt.Errorf("%s with this learner may need up to %s (%s × %s: a 2^%d-slot index and, if the data uses every slot, 2^%d rows of %.0f bytes%s), above --max_memory %s (%s); lower -b or the number of classes, or raise --max_memory if the data uses few of the 2^%d slots",
-			flag, fmtBytes(need), strconv.FormatFloat(copies, 'f', -1, 64), fmtBytes(one), bits, bits, perSlot, extra, fmtBytes(limit), what, bits)
+		what := fmt.Sprintf("%s with this learner may need up to %s (%s × %s: a 2^%d-slot index and, if the data uses every slot, 2^%d rows of %.0f bytes%s), above --max_memory %s (%s)",
+			flag, fmtBytes(need), strconv.FormatFloat(copies, 'f', -1, 64), fmtBytes(one), bits, bits, perSlot, extra, fmtBytes(limit), what)
+		if d.classes == 0 {
+			return fmt.Errorf("%s; lower -b, or raise --max_memory if the data uses few of the 2^%d slots", what, bits)
+		}
+		return fmt.Errorf("%s; lower -b or the number of classes, or raise --max_memory if the data uses few of the 2^%d slots", what, bits)
 	}
 	return nil
 }

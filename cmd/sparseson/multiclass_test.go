@@ -314,3 +314,30 @@ func TestMulticlassReadable(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxMemoryEveryModel: --max_memory, when given, refuses a binary
+// model of any family whose estimate exceeds it, before the first example
+// (the estimate's figures are stated), and a model loaded with -i is
+// checked as a new one.
+func TestMaxMemoryEveryModel(t *testing.T) {
+	dir := t.TempDir()
+	in := write(t, filepath.Join(dir, "d.vw"), []byte("1 |f a\n-1 |f b\n"))
+	for _, l := range learners() {
+		args := append(append([]string{"--quiet"}, l.flags...), "--max_memory", "1M", in)
+		_, stderr, code := sparseson(t, nil, args...)
+		if code == 0 || !strings.Contains(stderr, "may need up to") || !strings.Contains(stderr, "above --max_memory 1.0 MiB (as given)") {
+			t.Errorf("%s: exit %d:\n%s", l.name, code, stderr)
+		}
+	}
+	// 2^18 slots × (4 + 24) bytes = 7 MiB for the default learner.
+	_, stderr, code := sparseson(t, nil, "--max_memory", "6M", in)
+	if code == 0 || !strings.Contains(stderr, "this model with this learner may need up to 7.0 MiB (1 × 7.0 MiB: a 2^18-slot index and, if the data uses every slot, 2^18 rows of 24 bytes)") {
+		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+	mustRun(t, nil, "--quiet", "--max_memory", "8M", in)
+	m := filepath.Join(dir, "m")
+	mustRun(t, nil, "--quiet", "--oaa", "2", "-f", m, in)
+	if _, stderr, code := sparseson(t, nil, "--quiet", "-i", m, "--max_memory", "1M", in); code == 0 || !strings.Contains(stderr, "--oaa 2 with this learner may need") {
+		t.Errorf("loaded model: exit %d:\n%s", code, stderr)
+	}
+}

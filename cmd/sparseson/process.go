@@ -12,7 +12,8 @@ import (
 // path every example takes, from a file, the cache or a --daemon
 // connection. names are its features' names when recorded (--audit,
 // --invert_hash), else nil; preds receives the prediction line (nil: none).
-func (d *driver) process(ex *sparse.Example, holdout bool, names []hashing.AuditFeature, preds *predWriter) {
+// It returns the prediction (the class of a multiclass model).
+func (d *driver) process(ex *sparse.Example, holdout bool, names []hashing.AuditFeature, preds *predWriter) float64 {
 	d.seen++
 	train := ex.HasLabel && !holdout && !d.cfg.testOnly
 	if d.invert != nil && names != nil && (d.pass == 0 || !train) {
@@ -62,13 +63,14 @@ func (d *driver) process(ex *sparse.Example, holdout bool, names []hashing.Audit
 		d.writeRaw(ex.Tag)
 	}
 	if preds == nil {
-		return
+		return out
 	}
 	if d.probs != nil {
 		preds.writeProbs(d.probs, ex.Tag)
 	} else {
 		preds.write(out, ex.Tag)
 	}
+	return out
 }
 
 // checkLabel warns once about a training label the loss does not expect.

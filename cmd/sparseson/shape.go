@@ -75,6 +75,7 @@ var modelOptions = []modelOption{
 	{key: "learner", class: stateOption}, // checked by family (driver.setup)
 	{key: "label_min", class: stateOption},
 	{key: "label_max", class: stateOption},
+	{key: "label_fixed", class: stateOption}, // --min/max_prediction given
 	// output
 	{key: "link", class: outputOption, flags: []string{"link"}},
 	{key: "binary", class: outputOption, flags: []string{"binary"}},
