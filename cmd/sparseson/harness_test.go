@@ -175,6 +175,8 @@ func TestLearnerRegistry(t *testing.T) {
 		}
 		sigs[sig] = l.name
 		covered[fam] = true
+		// (bench/peakrss.sh reads these lines.)
+		t.Logf("learner %s|%s", l.name, strings.Join(l.flags, " "))
 	}
 	for name, fam := range families {
 		if !covered[fam] {

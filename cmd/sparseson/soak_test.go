@@ -45,6 +45,7 @@ var (
 	soakN        = flag.Int64("soak.n", 10_000_000, "examples per learner")
 	soakBudget   = flag.Duration("soak.budget", 10*time.Minute, "time per learner")
 	soakLearners = flag.String("soak.learners", "", "comma-separated registry names (default: all)")
+	soakOut      = flag.String("soak.out", "", "write the results, checkpoints included, to this JSON file")
 	soakOne      = flag.String("soak.one", "", "internal: run this learner in this process")
 )
 
@@ -108,7 +109,11 @@ func TestSoak(t *testing.T) {
 		t.Logf("%-16s %10d ex %10.0f ex/s  peak RSS %6.1f MiB (after warm-up %6.1f, max later %6.1f)  max ortho drift %9.2e  max K drift %9.2e  ‖Z‖²_F max %9.3g end %9.3g  rows %2d  refused %d",
 			r.Name, r.Examples, r.PerSec, float64(r.PeakRSS)/1024, float64(r.WarmRSS)/1024, float64(r.MaxRSS)/1024, r.MaxOrtho, r.MaxKDrift, r.MaxZFrob2, r.EndZFrob2, r.Rows, r.Rejected)
 	}
-	if f, err := os.Create("soak.json"); err == nil {
+	if *soakOut != "" {
+		f, err := os.Create(*soakOut)
+		if err != nil {
+			t.Fatal(err)
+		}
 		json.NewEncoder(f).Encode(results)
 		f.Close()
 	}
