@@ -85,8 +85,18 @@ type SON struct {
 	wsq, w0sq float64
 	folded    bool
 	wsqI      float64
-	folds     int
-	rejected  int // weight and projection steps refused (step.go)
+	// sqI is Σ_{j∈I} w̄_j² as the last per-feature pass that wrote w̄_I
+	// left it (sqOK: nothing has changed w̄_I since), so that the guard
+	// need not pass over the rows again.
+	sqI  float64
+	sqOK bool
+	// A weight step w̄_I −= pendF·x̃_I not yet written (deferStep): the
+	// sketch's absorb writes it in its own pass over the rows; any other
+	// Host operation, or the end of the round, writes it first (settle).
+	pend     bool
+	pendF    float64
+	folds    int
+	rejected int // weight and projection steps refused (step.go)
 
 	// Deferred folds and transforms (lazy.go), for sketches that keep
 	// K = ZZᵀ; y = Z·w̄ keeps ‖w̄‖² exact through deferred folds.
@@ -195,6 +205,7 @@ func eta(eta0, p, t float64) float64 {
 // computes x̃ and ‖x̃‖². With create false, unseen features get offset -1.
 func (s *SON) resolve(ex *Example, create bool) (n float64) {
 	s.offs, s.xt = s.offs[:0], s.xt[:0]
+	s.sqOK = false
 	var touch float64
 	for i, slot := range ex.Idx {
 		r := -1
@@ -307,17 +318,53 @@ func (s *SON) Predict(ex *Example) float64 {
 	return ex.Initial + clip(wx+dot(s.b[:p], s.z[:p]), s.cfg.C)
 }
 
+// resolveZ is resolve(ex, true) followed by zx(p), the first pass of
+// Learn over the example's rows. Without deferred steps it is one loop:
+// each row is read once, while its cache lines arrive, instead of once for
+// x̃ and again for z (the sums run in the same order, so the results are
+// resolve's and zx's bit for bit).
+func (s *SON) resolveZ(ex *Example, p int) (n, wx, wsq float64) {
+	if s.lz.on {
+		n = s.resolve(ex, true)
+		wx, wsq = s.zx(p)
+		return n, wx, wsq
+	}
+	s.offs, s.xt = s.offs[:0], s.xt[:0]
+	s.sqOK = false
+	stride := s.stride
+	z := s.z[:p]
+	clear(z)
+	diag, d1 := s.cfg.Diag, s.dOff+1
+	for i, slot := range ex.Idx {
+		o := s.tab.Row(slot) * stride
+		s.offs = append(s.offs, o)
+		row := s.tab.Rows[o : o+stride] // Row may have moved Rows
+		x := ex.Val[i]
+		if diag {
+			x *= row[d1]
+		}
+		s.xt = append(s.xt, x)
+		n += x * x
+		w := row[0]
+		wx += w * x
+		wsq += w * w
+		floats.AddScaled(z, x, row[1:1+p])
+	}
+	return n, wx, wsq
+}
+
 // Learn implements Learner: one round of Alg. 1 in the split form.
 func (s *SON) Learn(ex *Example) float64 {
-	n := s.resolve(ex, true)
 	p := len(s.st.Z)
+	n, wx, oldsq := s.resolveZ(ex, p)
 	z := s.z[:p]
-	wx, oldsq := s.zx(p)
 	s.folded = false
+	wsq := oldsq // Σ_I w̄_j² as w̄_I stands (−1: unknown)
 	// P1: project onto |w·x̃| ≤ C in the A_{t−1} norm.
 	if tau := tauC(wx+dot(s.b[:p], z), s.cfg.C); tau != 0 && n > 0 {
 		s.project(tau, n, z)
 		wx = s.wbarDot()
+		wsq = -1
 	}
 	// P2: predict.
 	pred := ex.Initial + wx + dot(s.b[:p], z)
@@ -331,7 +378,7 @@ func (s *SON) Learn(ex *Example) float64 {
 		n, z = s.rescale(ex, d, h)
 	}
 	if s.cfg.Scaled {
-		s.learnScaled(h, d, n, z, oldsq)
+		s.learnScaled(h, d, n, z, oldsq, wsq)
 		return pred
 	}
 	// P3–P4: sketch ĝ = √h·√(σ+η)·ℓ'·x̃; importance h counts as h copies.
@@ -375,19 +422,24 @@ func (s *SON) rescale(ex *Example, d, h float64) (n float64, z []float64) {
 	rows := s.tab.Rows
 	val := ex.Val[:len(s.offs)]
 	xt := s.xt[:len(s.offs)]
+	p := len(s.st.Z)
+	z = s.z[:p]
+	clear(z)
+	// z = Z·x̃ is summed in the same loop, over rows just read, in zx's
+	// order: the same bits as a second pass over the rows.
 	for k, o := range s.offs {
+		row := rows[o : o+s.stride]
 		x := val[k]
 		gx := d * x
-		dd := rows[o+s.dOff] + h*gx*gx
+		dd := row[s.dOff] + h*gx*gx
 		r := 1 / math.Sqrt(diag0+dd)
-		rows[o+s.dOff], rows[o+s.dOff+1] = dd, r
+		row[s.dOff], row[s.dOff+1] = dd, r
 		x *= r
 		xt[k] = x
 		n += x * x
+		floats.AddScaled(z, x, row[1:1+p])
 	}
-	p := len(s.st.Z)
-	s.zx(p)
-	return n, s.z[:p]
+	return n, z
 }
 
 // wbarSq returns Σ_{j∈I} w̄_j² over the example's features.
@@ -408,7 +460,11 @@ func (s *SON) wbarSq() (v float64) {
 // rather than to ‖w‖. After a fold b restarts from zero.
 func (s *SON) guard(oldsq, newsq float64) {
 	if newsq < 0 {
-		newsq = s.wbarSq()
+		if s.sqOK {
+			newsq = s.sqI
+		} else {
+			newsq = s.wbarSq()
+		}
 	}
 	if s.folded {
 		s.wsq += newsq - s.wsqI
