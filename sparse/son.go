@@ -319,10 +319,12 @@ func (s *SON) Predict(ex *Example) float64 {
 }
 
 // resolveZ is resolve(ex, true) followed by zx(p), the first pass of
-// Learn over the example's rows. Without deferred steps it is one loop:
-// each row is read once, while its cache lines arrive, instead of once for
-// x̃ and again for z (the sums run in the same order, so the results are
-// resolve's and zx's bit for bit).
+// Learn over the example's rows (the sums run in zx's order: the same
+// bits). Without deferred steps, the lookup loop loads one value of each
+// cache line of each row and nothing else, so that the misses of all the
+// example's rows overlap, and x̃ and z are then computed from rows in
+// cache (Oja-SON on news20: 6607 → 6276 ns per example, the fastest of
+// passes 2–6, best of 8 alternated runs, load 3.4).
 func (s *SON) resolveZ(ex *Example, p int) (n, wx, wsq float64) {
 	if s.lz.on {
 		n = s.resolve(ex, true)
@@ -331,15 +333,26 @@ func (s *SON) resolveZ(ex *Example, p int) (n, wx, wsq float64) {
 	}
 	s.offs, s.xt = s.offs[:0], s.xt[:0]
 	s.sqOK = false
+	var touch float64
 	stride := s.stride
-	z := s.z[:p]
-	clear(z)
-	diag, d1 := s.cfg.Diag, s.dOff+1
-	for i, slot := range ex.Idx {
+	for _, slot := range ex.Idx {
 		o := s.tab.Row(slot) * stride
 		s.offs = append(s.offs, o)
 		row := s.tab.Rows[o : o+stride] // Row may have moved Rows
-		x := ex.Val[i]
+		for k := 0; k < len(row); k += 8 {
+			touch += row[k]
+		}
+		touch += row[len(row)-1] // a row can end on a line k misses
+	}
+	s.lz.touch = touch
+	z := s.z[:p]
+	clear(z)
+	diag, d1 := s.cfg.Diag, s.dOff+1
+	rows := s.tab.Rows
+	val := ex.Val[:len(s.offs)]
+	for i, o := range s.offs {
+		row := rows[o : o+stride]
+		x := val[i]
 		if diag {
 			x *= row[d1]
 		}
