@@ -6,8 +6,6 @@ package sparse
 // Fold and Transform are the rare dense steps and visit the rows of seen
 // features only.
 
-import "gonum.org/v1/gonum/floats"
-
 // Absorb applies Z ← Z + δĝᵀ, ĝ = c·x̃, with w̄_I −= ĝ_I·(δ·b) (Eq. 5's
 // −(Z_t − Z_{t−1})ᵀb term).
 //
@@ -34,7 +32,7 @@ func (s *SON) Absorb(delta []float64) {
 		w -= cb * x
 		row[0] = w
 		sq += w * w
-		floats.AddScaled(row[1:], c*x, delta)
+		addTo(row[1:], c*x, delta)
 	}
 	s.sqI, s.sqOK = sq, true
 	if s.lz.on {
