@@ -226,6 +226,7 @@ func (s *SON) flush() {
 // are brought up to date at once, so that the rest of the example sees
 // current rows.
 func (s *SON) step(b, T []float64, nr int) {
+	s.sqOK = false // the example's rows are refreshed below
 	l := &s.lz
 	p := len(s.st.Z)
 	l.steps++

@@ -72,7 +72,9 @@ const Prior = 0.25
 
 // learnScaled is the rest of a round in the scaled-space form, after the
 // prediction and the update of D: α, the step, then the sketch.
-func (s *SON) learnScaled(h, d, n float64, z []float64, oldsq float64) {
+//
+// wsq is Σ_{j∈I} w̄_j² as w̄_I stands (−1 if not known), for trialBound.
+func (s *SON) learnScaled(h, d, n float64, z []float64, oldsq, wsq float64) {
 	wPrev := s.w
 	s.w += h
 	s.c = math.Sqrt(h*s.w) * d
@@ -88,13 +90,14 @@ func (s *SON) learnScaled(h, d, n float64, z []float64, oldsq float64) {
 		// q = ĝᵀA_{t−1}⁻¹ĝ = c²·x̃ᵀ(I − ZᵀMZ)x̃/α ≥ 0.
 		q := math.Max(0, s.c*s.c*(n-dot(z, mz))/a)
 		f := s.cfg.Rate * s.w * h * d / (a * (1 + q))
-		if s.trial(f, f, mz) {
-			s.apply(f, z, f, mz)
+		if s.trialBound(f, f, mz, wsq, n) {
+			s.deferStep(f, z, f, mz)
 		} else {
 			s.rejected++
 		}
 	}
 	s.sk.Update(&s.st, s)
+	s.settle()
 	s.sumG2 = min(s.sumG2+s.c*s.c*n, math.MaxFloat64) // saturated: saved with the model
 	// The sketch's absorb changed w̄_I after the step: re-measure (O(s)).
 	s.guard(oldsq, -1)

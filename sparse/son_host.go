@@ -6,10 +6,11 @@ package sparse
 // Fold and Transform are the rare dense steps and visit the rows of seen
 // features only.
 
-import "gonum.org/v1/gonum/floats"
-
 // Absorb applies Z ← Z + δĝᵀ, ĝ = c·x̃, with w̄_I −= ĝ_I·(δ·b) (Eq. 5's
 // −(Z_t − Z_{t−1})ᵀb term).
+//
+// A deferred weight step (deferStep) is written in the same pass, first,
+// and the pass leaves Σ_I w̄_j² for the fold guard.
 func (s *SON) Absorb(delta []float64) {
 	p := len(s.st.Z)
 	delta = delta[:p]
@@ -17,18 +18,30 @@ func (s *SON) Absorb(delta []float64) {
 	cb := c * dot(delta, s.b[:p])
 	rows := s.tab.Rows
 	xt := s.xt[:len(s.offs)]
+	pend, f := s.pend, s.pendF
+	s.pend = false
+	var wx, sq float64 // w̄·x̃ before the absorb, Σ_I w̄_j² after it
+	for k, o := range s.offs {
+		x := xt[k]
+		row := rows[o : o+1+p]
+		w := row[0]
+		if pend {
+			w -= f * x
+		}
+		wx += w * x
+		w -= cb * x
+		row[0] = w
+		sq += w * w
+		addTo(row[1:], c*x, delta)
+	}
+	s.sqI, s.sqOK = sq, true
 	if s.lz.on {
 		// y = Z·w̄ gains Σ_I (Z_j + δĝ_j)(w̄_j − cb·x̃_j) − Z_j w̄_j.
-		wx, n := s.wbarDot(), s.st.N
+		n := s.st.N
 		y := s.y[:p]
 		for i, v := range delta {
 			y[i] += v*c*(wx-cb*n) - cb*s.st.Z[i]
 		}
-	}
-	for k, o := range s.offs {
-		x := xt[k]
-		rows[o] -= cb * x
-		floats.AddScaled(rows[o+1:o+1+p], c*x, delta)
 	}
 	cn := c * s.st.N
 	for i, v := range delta {
@@ -38,6 +51,7 @@ func (s *SON) Absorb(delta []float64) {
 
 // Append adds ĝᵀ as row p of Z; b gains a zero, z gains ĝ·x̃ = c‖x̃‖².
 func (s *SON) Append() {
+	s.settle()
 	p := len(s.st.Z)
 	if p >= s.pmax {
 		panic("sparse: sketch appended beyond MaxRows")
@@ -58,6 +72,8 @@ func (s *SON) Append() {
 // and re-measures ‖w‖ = ‖w̄‖ for the cancellation guard; deferred
 // (lazy.go) it records a generation step and keeps ‖w̄‖² exact through K.
 func (s *SON) Fold() {
+	s.settle()
+	s.sqOK = false
 	p := len(s.st.Z)
 	b := s.b[:p]
 	if s.lz.on {
@@ -90,6 +106,8 @@ func (s *SON) Fold() {
 // Gram matrix ZZᵀ. Rows of Z at or beyond the new count are zeroed, which
 // Append relies on. b must be zero (Fold first).
 func (s *SON) Transform(T []float64, nr int, gram []float64) {
+	s.settle()
+	s.sqOK = false
 	p := len(s.st.Z)
 	if nr > s.pmax || len(T) < nr*p {
 		panic("sparse: bad Transform shape")
