@@ -5,8 +5,8 @@
 # evidence), and with --total 4 (merge's default for SON: the average of
 # the parts' models; and by evidence, for comparison) — for AdaGrad,
 # Oja-SON and FD-SON (m = 10), logistic loss, test accuracy with --binary;
-# then 3 rounds of parameter mixing on news20 (scripts/mix.sh, which
-# passes --total).
+# then 3 rounds of parameter mixing on each set (scripts/mix.sh), with
+# --total 4 (what mix.sh passes) and with --total 1.
 #
 #   scripts/bench_total.sh SPARSESON DATA_DIR WORK_DIR [SET...]
 #
@@ -38,11 +38,16 @@ for s in "${sets[@]}"; do
       "$(acc k1.$s.$name.model $s)" "$(acc k4.$s.$name.model $s)" "$(acc ev.$s.$name.model $s)"
   done
 done
-if [[ " ${sets[*]} " == *" news20 "* ]]; then
+for s in "${sets[@]}"; do
   for name in adagrad oja fd; do
     case $name in adagrad) fl=() ;; oja) fl=(--oja -m 10) ;; fd) fl=(--fd -m 10) ;; esac
-    "$repo/scripts/mix.sh" -o "mix3.$name.model" -r 3 -j 2 -b "$bin" -w "w.$name" news20.0?.gz -- "${fl[@]}" --loss_function logistic 2>/dev/null
-    echo "news20 $name, 3 rounds of mixing (--total 4): $(acc w.$name/r1.model news20), $(acc w.$name/r2.model news20), $(acc mix3.$name.model news20)"
+    fl+=(--loss_function logistic)
+    # mix.sh passes --total 4; a --total among the training flags, which
+    # come after it, overrides it.
+    for k in 4 1; do
+      "$repo/scripts/mix.sh" -o "mix.$s.$name.k$k.model" -r 3 -j 2 -b "$bin" -w "w.$s.$name.k$k" "$s".0?.gz -- "${fl[@]}" --total $k 2>/dev/null
+      echo "$s $name, 3 rounds of mixing, --total $k: $(acc w.$s.$name.k$k/r1.model $s), $(acc w.$s.$name.k$k/r2.model $s), $(acc mix.$s.$name.k$k.model $s)"
+    done
   done
-fi
+done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
