@@ -70,7 +70,7 @@ import "math"
 //     stream's, as its objective is). Measured (README): news20, 4 shards,
 //     one-shot merge, Oja 93.36 → 94.38% and FD 93.32 → 94.41% against one
 //     stream's 94.60 and 94.41%; with the stream's exact d at K·W instead
-//     (an oracle), 94.05 and 94.01%.
+//     (an oracle, in a throw-away build), 94.05 and 94.01%.
 //  3. The step uses the sketch before this example (A_{t−1}) with the
 //     current gradient added exactly, as ONS's A_t = A_{t−1} + ĝĝᵀ: since
 //     g ∥ ĝ, Sherman–Morrison gives A_t⁻¹g = A_{t−1}⁻¹g/(1 + ĝᵀA_{t−1}⁻¹ĝ), a
