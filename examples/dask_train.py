@@ -2,8 +2,9 @@
 """Sharded sparseson training on a Dask cluster, with iterative parameter mixing.
 
 Each round maps the shard files over the cluster with dask.bag; every task
-runs the sparseson binary on one shard (from scratch in round 1, from the
-last merged model with -i afterwards), and the driver merges the round's
+runs the sparseson binary on one shard with --total K, K the number of
+shards (from scratch in round 1, from the last merged model with -i
+afterwards), and the driver merges the round's
 models with `sparseson merge` (with --base from round 2 on). One round is
 the one-shot merge; R rounds are R passes over the data (iterative
 parameter mixing). Dask does the scheduling; this script only orders the
@@ -112,7 +113,10 @@ def main(argv):
             prev = None
             for r in range(1, args.rounds + 1):
                 t0 = time.time()
-                jobs = [(binary, flags, s, os.path.join(work, "r%d.%d.model" % (r, k + 1)), prev)
+                # --total: each shard is one of len(shards) (before the user's
+                # flags, which may override it; README).
+                shard_flags = ["--total", str(len(shards))] + flags
+                jobs = [(binary, shard_flags, s, os.path.join(work, "r%d.%d.model" % (r, k + 1)), prev)
                         for k, s in enumerate(shards)]
                 models = db.from_sequence(jobs, npartitions=len(jobs)).map(train).compute()
                 dest = out if r == args.rounds else os.path.join(work, "r%d.model" % r)

@@ -20,7 +20,7 @@ import (
 )
 
 // Version is the model format version this build writes and reads.
-const Version = 3
+const Version = 4
 
 var (
 	magic   = [8]byte{'S', 'P', 'R', 'S', 'N', 'M', 'D', 'L'}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The news20 figures of README, "Training on more than one machine": one
 # stream against 4 shards merged once and after 3 rounds of parameter
-# mixing (GNU parallel and Dask), for AdaGrad, Oja-SON and FD-SON, with
+# mixing (GNU parallel and Dask, which pass --total 4 to the shards), for
+# AdaGrad, Oja-SON and FD-SON, with
 # test accuracies, wall and CPU times and the load average.
 #
 #   scripts/bench_merge.sh SPARSESON DATA_DIR WORK_DIR
@@ -32,7 +33,9 @@ for name in adagrad oja fd; do
   done
   t "mix.sh, 3 rounds" "$repo/scripts/mix.sh" -o mix3.$name.model -r 3 -j 4 -b "$bin" -w w.$name n20.0?.gz -- "${fl[@]}"
   echo "one shard alone: $(acc w.$name/r1.1.model)"
-  echo "4 shards merged (evidence): $(acc w.$name/r1.model)"
+  echo "4 shards merged (merge's default: by examples for SON with --total): $(acc w.$name/r1.model)"
+  "$bin" merge --quiet --weighting evidence -o ev.$name.model w.$name/r1.?.model
+  echo "4 shards merged (evidence): $(acc ev.$name.model)"
   "$bin" merge --quiet --weighting examples -o ex.$name.model w.$name/r1.?.model
   echo "4 shards merged (examples): $(acc ex.$name.model)"
   echo "after round 2: $(acc w.$name/r2.model)"

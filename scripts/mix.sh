@@ -2,8 +2,9 @@
 # Sharded training with GNU parallel, and iterative parameter mixing over
 # several rounds (README, "Training on more than one machine"):
 #
-#   round 1:   train every shard from scratch, one pass each, in parallel;
-#              merge the models                 (sparseson merge)
+#   round 1:   train every shard from scratch, one pass each, in parallel,
+#              with --total K (K = the number of shards); merge the models
+#              (sparseson merge)
 #   round r:   train every shard one pass from the last merged model (-i);
 #              merge with it as the base        (sparseson merge --base)
 #
@@ -86,7 +87,10 @@ for ((r = 1; r <= rounds; r++)); do
   init=()
   [ -n "$prev" ] && init=(-i "$prev")
   # {#} is the job's number: shard k's model of round r is r<r>.<k>.model.
-  "${par[@]}" "$bin" "${flags[@]}" --quiet "${init[@]}" -f "$work/r$r.{#}.model" {} ::: "${shards[@]}"
+  # --total: each shard is one of ${#shards[@]} (before the user's flags,
+  # which may override it); in round 2+ it says that what a shard adds to
+  # the merged model it starts from is one K-th of the stream's pass.
+  "${par[@]}" "$bin" --total "${#shards[@]}" "${flags[@]}" --quiet "${init[@]}" -f "$work/r$r.{#}.model" {} ::: "${shards[@]}"
   models=()
   for ((k = 1; k <= ${#shards[@]}; k++)); do models+=("$work/r$r.$k.model"); done
   dest=$work/r$r.model

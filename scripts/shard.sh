@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Split one data file into N shards for sharded training (README, "Training
 # on more than one machine"): line i goes to shard i mod N (round-robin, so
-# every shard sees the data's order and mix), each shard gzip'd.
+# every shard sees the data's order and mix), each shard gzip'd. Train each
+# shard with --total N (scripts/mix.sh and examples/dask_train.py pass it).
 #
 #   scripts/shard.sh N INPUT PREFIX     →  PREFIX.00.gz … PREFIX.<N-1>.gz
 #

@@ -43,6 +43,10 @@ type SONConfig struct {
 	// last fold), Zᵀb is folded into w̄. 0 means DefaultFoldRatio; +Inf
 	// never folds for this reason.
 	FoldRatio float64
+	// Total, with Scaled and α₀ from the data, says that this learner sees
+	// one of Total equal shards of the stream (--total; 0 or 1: the whole
+	// stream). See setAlpha in scaled.go for what it changes.
+	Total int
 	// LazyRing is how many generations of deferred folds and transforms
 	// the core keeps (lazy.go) for sketches that support deferral: 0 sizes
 	// the ring by the number of features seen, a negative value applies
@@ -79,6 +83,10 @@ type SON struct {
 	// Scaled mode (scaled.go): W = Σ importance, the sketch's α in its sum
 	// units as last set (restored on load), and this round's α₀.
 	w, alphaSk, alpha0 float64
+	// wOwn is the part of W that this learner saw as one of Total shards:
+	// the importance weight since it was created or merged (0 when Total
+	// is 1; scaled.go, setAlpha).
+	wOwn float64
 
 	// Cancellation guard (see SONConfig.FoldRatio): wsq tracks ‖w̄‖², w0sq is
 	// ‖w‖² at the last fold; folded/wsqI note a fold inside this example.
@@ -145,6 +153,12 @@ func NewSON(cfg SONConfig, l loss.Loss, sk Sketch) (*SON, error) {
 		return nil, errors.New("the to-sketch scale √(σ+η_t) is 0: the sketch would never learn")
 	}
 	pmax := sk.MaxRows()
+	if cfg.Total == 0 {
+		cfg.Total = 1
+	}
+	if cfg.Total < 1 {
+		return nil, fmt.Errorf("the number of shards (--total) must be ≥ 1, got %d", cfg.Total)
+	}
 	if cfg.FoldRatio == 0 {
 		cfg.FoldRatio = DefaultFoldRatio
 	}

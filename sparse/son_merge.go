@@ -52,6 +52,11 @@ type SketchMerge struct {
 //     parts' objectives asks for: its ridge in raw coordinates is
 //     α_sk·D_j, and α_sk = W·α₀ = ¼d²/W is about the same for a part and
 //     for the whole data (news20: 161k for a quarter, 174k for all).
+//     Parts trained with Total = K > 1 (--total) were regularised for
+//     the whole stream instead (scaled.go) and are estimates of its model:
+//     the CLI then asks for ByExamples, the average of the parts' models
+//     (cmd/sparseson/merge.go, averagesShards). The merged model's W_own
+//     is 0: all of its weight counts as the stream's.
 //   - Pre-scaling. D_j − 0.1 = Σ h·g_j² is a sum: the parts' are added
 //     (base + Σ(part − base) with a base). Exact.
 //   - Counters: rounds t, importance W, folds add up. Exact.

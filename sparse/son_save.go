@@ -19,6 +19,7 @@ func (s *SON) Save(w *model.Writer) error {
 	w.Float64(s.w)
 	w.Float64(s.alphaSk)
 	w.Float64(s.alpha0)
+	w.Float64(s.wOwn)
 	w.Uint32(uint32(len(s.st.Z)))
 	w.Float64s(s.b)
 	w.Uint32s(s.tab.Keys)
@@ -44,6 +45,7 @@ func LoadSON(r *model.Reader, cfg SONConfig, l loss.Loss, sk Sketch) (*SON, erro
 	s.w = r.Float64()
 	s.alphaSk = r.Float64()
 	s.alpha0 = r.Float64()
+	s.wOwn = r.Float64()
 	p := int(r.Uint32())
 	b := r.Float64s(nil)
 	s.tab.Keys = r.Uint32s(nil)
@@ -60,14 +62,14 @@ func LoadSON(r *model.Reader, cfg SONConfig, l loss.Loss, sk Sketch) (*SON, erro
 	if err := r.Done(); err != nil {
 		return nil, err
 	}
-	if len(b) != s.pmax || p > s.pmax || p != sk.Rows() || !(s.t >= 0) || !(s.w >= 0) || !(s.alphaSk >= 0) || !(s.alpha0 >= 0) {
+	if len(b) != s.pmax || p > s.pmax || p != sk.Rows() || !(s.t >= 0) || !(s.w >= 0) || !(s.alphaSk >= 0) || !(s.alpha0 >= 0) || !(s.wOwn >= 0 && s.wOwn <= s.w) {
 		return nil, fmt.Errorf("%w: SON state does not fit the sketch (%d rows of %d)", model.ErrCorrupt, p, s.pmax)
 	}
 	if err := s.tab.Rebuild(); err != nil {
 		return nil, fmt.Errorf("%w: %v", model.ErrCorrupt, err)
 	}
 	copy(s.b, b)
-	parts := [][]float64{b, s.tab.Rows, s.y, {s.t, s.sumG2, s.wsq, s.w0sq, s.w, s.alphaSk, s.alpha0}}
+	parts := [][]float64{b, s.tab.Rows, s.y, {s.t, s.sumG2, s.wsq, s.w0sq, s.w, s.alphaSk, s.alpha0, s.wOwn}}
 	if l := &s.lz; len(l.ring) > 0 {
 		parts = append(parts, l.blk)
 	}
@@ -77,6 +79,11 @@ func LoadSON(r *model.Reader, cfg SONConfig, l loss.Loss, sk Sketch) (*SON, erro
 		}
 	}
 	s.st.Z = s.z[:p]
+	if cfg.Total <= 1 {
+		// Resumed as the whole stream: what it saw as a shard counts as
+		// the stream's from now on (setAlpha).
+		s.wOwn = 0
+	}
 	if _, saved := sk.(AlphaSaver); cfg.Scaled && s.alphaSk > 0 && !saved {
 		sk.SetAlpha(s.alphaSk) // the α the projection of the next round uses
 	}

@@ -100,6 +100,7 @@ type config struct {
 	vw      vwFlags      // VW's everyday options (vwcompat.go)
 	ada     adaFlags     // FD-adaptive learners (ada.go)
 	shampoo shampooFlags // FTSL-Shampoo for --softmax (shampoo.go)
+	cluster clusterFlags // --total, --node (cluster.go)
 
 	changed func(name string) bool // given on the command line
 	flags   *pflag.FlagSet         // every flag, as parsed (registry.go enumerates them)
@@ -201,6 +202,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	addADAFlags(fs, &c.ada)
 	addShampooFlags(fs, &c.shampoo)
 	addVWFlags(fs, c)
+	addClusterFlags(fs, &c.cluster)
 
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -287,6 +289,9 @@ func (c *config) validate() error {
 		return err
 	}
 	if err := c.validateVW(); err != nil {
+		return err
+	}
+	if err := c.validateCluster(); err != nil {
 		return err
 	}
 	for _, q := range c.quadratic {

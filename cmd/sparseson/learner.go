@@ -183,6 +183,9 @@ func sharedOptions(c *config) model.Options {
 	for k, v := range vwSharedOptions(c) {
 		o[k] = v
 	}
+	for k, v := range clusterOptions(c) {
+		o[k] = v
+	}
 	return o
 }
 

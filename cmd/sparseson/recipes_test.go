@@ -107,6 +107,7 @@ func TestParallelRecipe(t *testing.T) {
 		t.Fatalf("scripts/mix.sh did not report round 2:\n%s", res)
 	}
 	checkRecipeModel(t, out, test)
+	checkTotal(t, out, "4")
 }
 
 // daskPython returns a Python interpreter that has Dask's distributed
@@ -159,4 +160,5 @@ func TestDaskRecipe(t *testing.T) {
 		t.Fatalf("examples/dask_train.py did not report round 2:\n%s", res)
 	}
 	checkRecipeModel(t, out, test)
+	checkTotal(t, out, "4")
 }

@@ -72,6 +72,9 @@ var modelOptions = []modelOption{
 	{key: "expectile_q", flags: []string{"expectile_q"}, applies: lossIs("expectile")},
 	{key: "oaa", flags: []string{"oaa"}, old: true, def: "0"},
 	{key: "classes", flags: []string{"softmax"}},
+	// sharded training (cluster.go): describes the run, so a resumed run
+	// may change it (--total 1 to go on as the whole stream)
+	{key: "total", class: tunableOption, flags: []string{"total"}, old: true, def: "1"},
 	{key: "learner", class: stateOption}, // checked by family (driver.setup)
 	{key: "label_min", class: stateOption},
 	{key: "label_max", class: stateOption},

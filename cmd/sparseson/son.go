@@ -113,6 +113,10 @@ func sonConfig(o model.Options, p *optParser) sparse.SONConfig {
 			cfg.Alpha0 = p.float(o, "alpha")
 		}
 		cfg.Rate = p.float(o, "learning_rate")
+		cfg.Total = 1
+		if _, ok := o["total"]; ok {
+			cfg.Total = p.int(o, "total")
+		}
 	}
 	return cfg
 }
