@@ -20,7 +20,7 @@ import (
 )
 
 // Binary builds ./cmd/sparseson into a temporary directory and returns its
-// path. It must be called from the repository root (go run ./bench/...).
+// path. It must be called from the repository root (go run ./bench).
 func Binary() (string, error) {
 	dir, err := os.MkdirTemp("", "sparseson-bench")
 	if err != nil {

@@ -1,19 +1,21 @@
-// Command accuracy builds the accuracy table of issue 4 / seed 002 Table 2:
-// one pass over each shared binary training set, test accuracy of every
-// learner with its defaults (no flag beyond the sketch: what a user who
-// tunes nothing gets) and of AdaGrad, Oja-SON, FD-SON and RP-SON at their
-// best α₀ (AdaGrad: learning rate) over 2^j, j = −8…8 (marked *), at
-// m = 10, and m = 20, 50 on news20 and w8a; liblinear's batch accuracy
-// (MANIFEST.md) as the reference. As in the papers, the best α is picked
-// on the test set, which flatters the tuned columns.
+// Package accuracy is the accuracy suite of go run ./bench; it builds the
+// accuracy table of issue 4 / seed 002 Table 2: one pass over each shared
+// binary training set, test accuracy of every learner with its defaults
+// (no flag beyond the sketch: what a user who tunes nothing gets) and of
+// AdaGrad, Oja-SON, FD-SON and RP-SON at their best α₀ (AdaGrad: learning
+// rate) over 2^j, j = −8…8 (marked *), at m = 10, and m = 20, 50 on news20
+// and w8a; liblinear's batch accuracy (MANIFEST.md) as the reference. As
+// in the papers, the best α is picked on the test set, which flatters the
+// tuned columns.
 //
-//	go run ./bench/accuracy [-data ../shared/data] [-loss logistic,squared] [-sets ...] [-out bench/out/accuracy.csv]
-package main
+// Every result is written to -out as accuracy.csv.
+//
+//	go run ./bench accuracy [-data ../shared/data] [-loss logistic,squared] [-sets ...] [-out bench/out]
+package accuracy
 
 import (
 	"flag"
 	"fmt"
-	"log"
 	"math"
 	"sort"
 	"strings"
@@ -44,17 +46,26 @@ func learners(m string) []learner {
 	}
 }
 
-func main() {
-	dataDir := flag.String("data", "../shared/data", "directory of the shared datasets")
-	losses := flag.String("loss", "logistic,squared", "loss functions")
-	sets := flag.String("sets", "", "comma-separated datasets (default: all binary sets)")
-	jlo := flag.Int("jlo", -8, "smallest log2 α")
-	jhi := flag.Int("jhi", 8, "largest log2 α")
-	out := flag.String("out", "bench/out/accuracy.csv", "every result, as CSV")
-	flag.Parse()
-	bin, err := run.Binary()
+// Main runs the suite with its command-line arguments.
+func Main(env *run.Env, args []string) error {
+	fs := flag.NewFlagSet("accuracy", flag.ContinueOnError)
+	env.Register(fs)
+	losses := fs.String("loss", "logistic,squared", "loss functions")
+	sets := fs.String("sets", "", "comma-separated datasets (default: all binary sets)")
+	jlo := fs.Int("jlo", -8, "smallest log2 α")
+	jhi := fs.Int("jhi", 8, "largest log2 α")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := env.Start(); err != nil {
+		return err
+	}
+	if err := env.QuickDefaults(fs, map[string]string{"loss": "logistic", "sets": "splice", "jlo": "0", "jhi": "0"}); err != nil {
+		return err
+	}
+	bin, err := env.Bin()
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	type key struct{ loss, ds, m, learner string }
 	type cell struct {
@@ -78,7 +89,10 @@ func main() {
 			if ds.Name == "news20" || ds.Name == "w8a" {
 				ms = []string{"10", "20", "50"}
 			}
-			train, test := run.Paths(*dataDir, ds.Name, "vw")
+			train, test, err := env.Paths(ds.Name, "vw")
+			if err != nil {
+				return err
+			}
 			for _, m := range ms {
 				for _, l := range learners(m) {
 					if strings.HasPrefix(l.name, "AdaGrad") && m != "10" {
@@ -129,7 +143,7 @@ func main() {
 		fns[i] = jobs[i].fn
 	}
 	if err := run.Parallel(fns); err != nil {
-		log.Fatal(err)
+		return err
 	}
 	var csv strings.Builder
 	fmt.Fprintln(&csv, "loss,dataset,m,learner,log2alpha,accuracy")
@@ -137,6 +151,9 @@ func main() {
 	for _, k := range order {
 		b := cell{acc: math.Inf(-1)}
 		for j, a := range all[k] {
+			if err := env.Finite(fmt.Sprintf("accuracy %v j=%d", k, j), a); err != nil {
+				return err
+			}
 			fmt.Fprintf(&csv, "%s,%s,%s,%s,%d,%.2f\n", k.loss, k.ds, k.m, k.learner, j, a)
 			if a > b.acc || (a == b.acc && j < b.j) {
 				b = cell{a, j}
@@ -144,8 +161,8 @@ func main() {
 		}
 		best[k] = b
 	}
-	if err := run.WriteFile(*out, []byte(csv.String())); err != nil {
-		log.Fatal(err)
+	if err := env.Write("accuracy.csv", []byte(csv.String())); err != nil {
+		return err
 	}
 	var names []string
 	for _, l := range learners("10") {
@@ -184,4 +201,5 @@ func main() {
 			}
 		}
 	}
+	return nil
 }

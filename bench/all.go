@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/sparseson/sparseson/bench/figures"
+	"github.com/sparseson/sparseson/bench/internal/run"
+)
+
+// step is one suite run of `bench all`, with the arguments that make
+// BENCHMARKS.md's table and what the table is.
+type step struct {
+	title, suite string
+	args         []string
+	about        string
+}
+
+// allSteps are the runs behind BENCHMARKS.md, chosen to finish in about
+// half an hour on 2 shared cores: one pass per timed run (the rounds are
+// alternated, so every setting sees the same load), logistic loss only
+// for the accuracy table.
+var allSteps = []step{
+	{"Speed: every learner at m ∈ {0, 5, 10, 20, 50}", "speed", []string{"-set", "learners", "-passes", "1", "-repeat", "3"},
+		"news20.train (11314 examples), one pass over the example cache per run, three rounds of every setting in turn. CPU ns/example is the round with the least CPU time, the median and the spread ((max − min) / median) are over the three rounds."},
+	{"Speed: the hash space -b 16…24", "speed", []string{"-set", "bits", "-kinds", "oja,fd,rfd,rp", "-passes", "1", "-repeat", "3"},
+		"The same protocol at -b 16, 18, 20, 22, 24, m = 10."},
+	{"Parse throughput", "speed", []string{"-set", "parse", "-repeat", "5"},
+		"Test-only runs (no learning) over plain, gzip and zstd copies of the same text."},
+	{"Accuracy of every learner on every shared binary set", "accuracy", []string{"-loss", "logistic"},
+		"One pass, test accuracy (%); plain columns at their defaults, starred at the best α₀ (AdaGrad: -l) = 2^j, j = −8…8, chosen on the test set; liblinear from ../shared/data/MANIFEST.md."},
+	{"Accuracy on 20-class news20", "multiclass", []string{"-part", "errors"},
+		"Test error (%) after one pass and after three (holdout keeps the best pass)."},
+	{"Figures", "figures", nil,
+		"The data behind every figure, then the figures (bench/out/*.png, *.svg)."},
+}
+
+// all runs allSteps and writes BENCHMARKS.md: each step's command, its
+// printed tables and its figures, with the commit, the machine and the
+// load it ran under.
+func all(env *run.Env, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("all takes no suite flags (got %q)", args)
+	}
+	if err := env.Start(); err != nil {
+		return err
+	}
+	byName := map[string]suite{}
+	for _, s := range suites {
+		byName[s.name] = s
+	}
+	start := time.Now()
+	load0 := loadAvg()
+	var md strings.Builder
+	var sections []string
+	for _, st := range allSteps {
+		t := time.Now()
+		out, err := capture(func() error { return byName[st.suite].main(env, st.args) })
+		if err != nil {
+			return fmt.Errorf("all: %s: %w", st.suite, err)
+		}
+		cmd := strings.TrimSpace("go run ./bench " + st.suite + " " + strings.Join(st.args, " "))
+		sec := fmt.Sprintf("## %s\n\n`%s` (%.1f min, load average at the end %s)\n\n%s\n\n```\n%s\n```\n", st.title, cmd, time.Since(t).Minutes(), loadAvg(), st.about, strings.TrimRight(out, "\n"))
+		if st.suite == "figures" {
+			sec += figureSection(env)
+		}
+		sections = append(sections, sec)
+	}
+	commit := gitOutput("rev-parse", "--short", "HEAD")
+	if gitOutput("status", "--porcelain", "--untracked-files=no") != "" {
+		commit += " (with uncommitted changes)"
+	}
+	fmt.Fprintf(&md, "# Benchmarks\n\nWritten by `go run ./bench all` (bench/all.go) — do not edit by hand; every table below is the output of the command above it.\n\n")
+	fmt.Fprintf(&md, "- commit: %s\n- machine: %d cores (%s), %s, %s/%s\n- load average: %s at the start, %s at the end (the machine is shared; timings are CPU time, alternated rounds)\n- wall time of the whole run: %.1f min\n- started %s\n\n",
+		commit, runtime.NumCPU(), cpuModel(), runtime.Version(), runtime.GOOS, runtime.GOARCH, load0, loadAvg(), time.Since(start).Minutes(), start.UTC().Format(time.RFC3339))
+	md.WriteString(strings.Join(sections, "\n"))
+	return os.WriteFile("BENCHMARKS.md", []byte(md.String()), 0o644)
+}
+
+// figureSection links every figure the figures suite wrote, relative to
+// the repository root where BENCHMARKS.md lives.
+func figureSection(env *run.Env) string {
+	var b strings.Builder
+	for _, f := range figures.List {
+		png := filepath.ToSlash(filepath.Join(env.Out, f.Name+".png"))
+		if _, err := os.Stat(png); err != nil {
+			continue
+		}
+		fmt.Fprintf(&b, "\n### %s\n\n%s\n\n![%s](%s) ([SVG](%s))\n", f.Title, f.About, f.Title, png, strings.TrimSuffix(png, ".png")+".svg")
+	}
+	return b.String()
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}
+
+func gitOutput(args ...string) string {
+	out, err := exec.Command("git", args...).Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}
