@@ -57,12 +57,16 @@ func all(env *run.Env, args []string) error {
 	start := time.Now()
 	load0 := loadAvg()
 	var md strings.Builder
-	var sections []string
+	var sections, failed []string
 	for _, st := range allSteps {
 		t := time.Now()
 		out, err := capture(func() error { return byName[st.suite].main(env, st.args) })
 		if err != nil {
-			return fmt.Errorf("all: %s: %w", st.suite, err)
+			// One failed suite does not throw away the others' half hour:
+			// the failure is reported in its section and in the exit status.
+			failed = append(failed, st.suite)
+			out += "\nFAILED: " + err.Error()
+			fmt.Fprintf(os.Stderr, "all: %s: %v\n", st.suite, err)
 		}
 		cmd := strings.TrimSpace("go run ./bench " + st.suite + " " + strings.Join(st.args, " "))
 		sec := fmt.Sprintf("## %s\n\n`%s` (%.1f min, load average at the end %s)\n\n%s\n\n```\n%s\n```\n", st.title, cmd, time.Since(t).Minutes(), loadAvg(), st.about, strings.TrimRight(out, "\n"))
@@ -79,7 +83,13 @@ func all(env *run.Env, args []string) error {
 	fmt.Fprintf(&md, "- commit: %s\n- machine: %d cores (%s), %s, %s/%s\n- load average: %s at the start, %s at the end (the machine is shared; timings are CPU time, alternated rounds)\n- wall time of the whole run: %.1f min\n- started %s\n\n",
 		commit, runtime.NumCPU(), cpuModel(), runtime.Version(), runtime.GOOS, runtime.GOARCH, load0, loadAvg(), time.Since(start).Minutes(), start.UTC().Format(time.RFC3339))
 	md.WriteString(strings.Join(sections, "\n"))
-	return os.WriteFile("BENCHMARKS.md", []byte(md.String()), 0o644)
+	if err := os.WriteFile("BENCHMARKS.md", []byte(md.String()), 0o644); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("all: suites failed: %s (BENCHMARKS.md says how)", strings.Join(failed, ", "))
+	}
+	return nil
 }
 
 // figureSection links every figure the figures suite wrote, relative to
