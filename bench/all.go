@@ -82,6 +82,7 @@ func all(env *run.Env, args []string) error {
 	fmt.Fprintf(&md, "# Benchmarks\n\nWritten by `go run ./bench all` (bench/all.go) — do not edit by hand; every table below is the output of the command above it.\n\n")
 	fmt.Fprintf(&md, "- commit: %s\n- machine: %d cores (%s), %s, %s/%s\n- load average: %s at the start, %s at the end (the machine is shared; timings are CPU time, alternated rounds)\n- wall time of the whole run: %.1f min\n- started %s\n\n",
 		commit, runtime.NumCPU(), cpuModel(), runtime.Version(), runtime.GOOS, runtime.GOARCH, load0, loadAvg(), time.Since(start).Minutes(), start.UTC().Format(time.RFC3339))
+	md.WriteString(headlines(env))
 	md.WriteString(strings.Join(sections, "\n"))
 	if err := os.WriteFile("BENCHMARKS.md", []byte(md.String()), 0o644); err != nil {
 		return err
@@ -137,4 +138,46 @@ func gitOutput(args ...string) string {
 		return "unknown"
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// headlines are the ratios issue 17 asks the closing note to quote,
+// computed from the speed CSV files of this run: CPU ns/example (least of
+// the rounds) of one setting over another.
+func headlines(env *run.Env) string {
+	ns := map[string]float64{} // "learner@bits" → CPU ns/example
+	for _, f := range []string{"speed_learners.csv", "speed_bits.csv"} {
+		b, err := os.ReadFile(env.OutPath(f))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+			c := strings.Split(line, ",")
+			var v float64
+			if len(c) < 3 {
+				continue
+			}
+			if _, err := fmt.Sscan(c[2], &v); err == nil {
+				k := c[0] + "@" + c[1]
+				if _, seen := ns[k]; !seen || f == "speed_learners.csv" {
+					ns[k] = v
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("## Headline ratios\n\nCPU time per example, from the speed tables below (least CPU time of the rounds; -b 18 unless said).\n\n| ratio | value |\n|---|---|\n")
+	row := func(label, num, den string) {
+		if n, d := ns[num], ns[den]; n > 0 && d > 0 {
+			fmt.Fprintf(&b, "| %s | %.2f× |\n", label, n/d)
+		}
+	}
+	row("Oja-SON m = 10 / AdaGrad", "oja m=10@18", "AdaGrad@18")
+	row("FD-SON m = 10 / Oja-SON m = 10", "fd m=10@18", "oja m=10@18")
+	row("RFD₀-SON m = 10 / Oja-SON m = 10", "rfd m=10@18", "oja m=10@18")
+	row("RP-SON m = 10 / Oja-SON m = 10", "rp m=10@18", "oja m=10@18")
+	for _, k := range []string{"AdaGrad", "oja m=10", "fd m=10", "rfd m=10", "rp m=10"} {
+		row(k+": -b 24 / -b 16", k+"@24", k+"@16")
+	}
+	b.WriteString("\nThe best sketch's test accuracy against liblinear per dataset is the last table of the accuracy section.\n\n")
+	return b.String()
 }
