@@ -75,7 +75,7 @@ func draw(env *run.Env, name string, a axes, ss []series) error {
 	}
 	// Headroom above the data for the legend, one line's height per entry,
 	// so that it does not hide the curves.
-	frac := 0.075 * float64(len(args)/2)
+	frac := 0.05 * float64(len(args)/2)
 	if a.logY {
 		p.Y.Max = p.Y.Max * math.Pow(p.Y.Max/p.Y.Min, frac/(1-frac))
 	} else {

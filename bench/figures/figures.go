@@ -150,7 +150,7 @@ func seed002(env *run.Env) error {
 }
 
 func seed000(env *run.Env) error {
-	curves, err := firstCSV(env, "ada_regression_main_tau_curves.csv", "ada_regression_tau_curves.csv")
+	curves, err := readCSV(env.OutPath("ada_regression_main_tau_curves.csv"))
 	if err != nil {
 		return err
 	}
@@ -158,10 +158,6 @@ func seed000(env *run.Env) error {
 		group(curves, func(r map[string]string) (string, float64, float64, bool) {
 			tau := r["tau"]
 			ok := r["update"] == "M" && (tau == "0" || tau == "20")
-			if r["tau"] != "0" && r["learner"] != "FD-SON" && !ok {
-				// -only tau (quick): the smallest τ there is
-				ok = r["update"] == "M" && tau == "40"
-			}
 			name := r["learner"]
 			if tau != "0" {
 				name += " τ=" + tau
@@ -171,7 +167,7 @@ func seed000(env *run.Env) error {
 	if err != nil {
 		return err
 	}
-	rows, err := firstCSV(env, "ada_regression_main_tau.csv", "ada_regression_tau.csv")
+	rows, err := readCSV(env.OutPath("ada_regression_main_tau.csv"))
 	if err != nil {
 		return err
 	}
@@ -269,9 +265,14 @@ func speedFigures(env *run.Env) error {
 	if err != nil {
 		return err
 	}
-	return draw(env, "speed_bits", axes{title: "news20: CPU ns/example vs hash bits", x: "-b (log₂ of the weight table)", y: "CPU ns/example", logY: true},
+	return draw(env, "speed_bits", axes{title: "news20: CPU ns/example vs hash bits, m = 10", x: "-b (log₂ of the weight table)", y: "CPU ns/example", logY: true},
 		group(rows, func(r map[string]string) (string, float64, float64, bool) {
-			return r["learner"], num(r["bits"]), num(r["cpu_ns_min"]), true
+			k, _, _ := strings.Cut(r["learner"], " m=")
+			name, ok := sketches[k]
+			if r["learner"] == "AdaGrad" {
+				name, ok = "AdaGrad", true
+			}
+			return name, num(r["bits"]), num(r["cpu_ns_min"]), ok
 		}))
 }
 
