@@ -1,9 +1,8 @@
-package main
+package ada
 
 import (
 	"bufio"
 	"fmt"
-	"log"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -40,7 +39,7 @@ var etaGrid = []float64{1e-4, 1e-3, 1e-2, 1e-1, 1}
 
 // regressionData writes the stream as VW text and returns its path and
 // labels.
-func regressionData(dir string, T int) (string, []float64) {
+func regressionData(dir string, T int) (string, []float64, error) {
 	rng := rand.New(rand.NewPCG(2022, 52))
 	G := mat.NewDense(regD, regD, nil)
 	for i := 0; i < regD; i++ {
@@ -74,7 +73,7 @@ func regressionData(dir string, T int) (string, []float64) {
 	path := filepath.Join(dir, "regression.vw")
 	f, err := os.Create(path)
 	if err != nil {
-		log.Fatal(err)
+		return "", nil, err
 	}
 	w := bufio.NewWriter(f)
 	labels := make([]float64, T)
@@ -100,10 +99,10 @@ func regressionData(dir string, T int) (string, []float64) {
 		w.WriteByte('\n')
 	}
 	if err := w.Flush(); err != nil {
-		log.Fatal(err)
+		f.Close()
+		return "", nil, fmt.Errorf("%s: %w", path, err)
 	}
-	f.Close()
-	return path, labels
+	return path, labels, f.Close()
 }
 
 // regRun is one run of the regression: a learner at one setting.
@@ -114,24 +113,31 @@ type regRun struct {
 	param          string // the swept value, as shown
 	flags          []string
 	loss           float64
+	curve          []float64 // cumulative loss every curveEvery examples
 }
+
+// curveEvery is the spacing of the regret curves' points.
+const curveEvery = 50
 
 // fullEta is the η of the full-size runs when ADA-FULL's best is not
 // known in the same invocation (-only full): its best η in the T = 10000
 // runs (README).
 var fullEta = 0.01
 
-func regression(bin string, T int, only string) {
-	dir, err := os.MkdirTemp("", "ada-regression")
+func regression(env *run.Env, bin string, T int, only string, adaFull bool) error {
+	dir, err := os.MkdirTemp(env.Temp(), "ada-regression")
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	defer os.RemoveAll(dir)
-	data, labels := regressionData(dir, T)
+	data, labels, err := regressionData(dir, T)
+	if err != nil {
+		return err
+	}
 	cache := filepath.Join(dir, "regression.cache")
 	common := []string{"--quiet", "-b", "12", "--noconstant", "--loss_function", "quantile", "--quantile_tau", "0.5", "--cache_file", cache}
 	if _, err := run.Exec(bin, append(append([]string{}, common...), "-t", data)...); err != nil {
-		log.Fatal(err)
+		return err
 	}
 	want := func(g string) bool { return only == "" || strings.Contains(","+only+",", ","+g+",") }
 	var runs []*regRun
@@ -166,7 +172,7 @@ func regression(bin string, T int, only string) {
 			add("main", "FD-SON", "M", 20, "α="+a, "--fd", "-m", "20", "--diag=false", "--alpha", a)
 		}
 	}
-	exec := func(rs []*regRun) {
+	exec := func(rs []*regRun) error {
 		var jobs []func() error
 		for _, r := range rs {
 			jobs = append(jobs, func() error {
@@ -175,25 +181,26 @@ func regression(bin string, T int, only string) {
 				if _, err := run.Exec(bin, args...); err != nil {
 					return err
 				}
-				l, err := cumulativeLoss(raw, labels)
-				r.loss = l
+				l, curve, err := cumulativeLoss(raw, labels)
+				r.loss, r.curve = l, curve
 				os.Remove(raw)
 				return err
 			})
 		}
-		if err := run.Parallel(jobs); err != nil {
-			log.Fatal(err)
-		}
+		return run.Parallel(jobs)
 	}
-	exec(runs)
+	if err := exec(runs); err != nil {
+		return err
+	}
 	// ADA-FULL costs O(d³) per example (≈ 6 CPU-minutes a run here), so
 	// it is not run over the whole grid: first at ADA-FD's best η (same
 	// update) and its two neighbours on the grid, then one step further
 	// while the best is at the edge of the η tried.
-	if want("main") {
+	if want("main") && adaFull {
 		best := bestRuns(runs)
 		for _, u := range []string{"M", "P"} {
 			tried := map[int]*regRun{}
+			var tryErr error
 			try := func(idxs ...int) {
 				var rs []*regRun
 				for _, i := range idxs {
@@ -205,7 +212,9 @@ func regression(bin string, T int, only string) {
 					tried[i] = r
 					rs = append(rs, r)
 				}
-				exec(rs)
+				if err := exec(rs); err != nil && tryErr == nil {
+					tryErr = err
+				}
 				runs = append(runs, rs...)
 			}
 			c := len(etaGrid) / 2
@@ -235,6 +244,9 @@ func regression(bin string, T int, only string) {
 				}
 				try(next)
 			}
+			if tryErr != nil {
+				return tryErr
+			}
 		}
 	}
 	best := bestRuns(runs)
@@ -252,7 +264,9 @@ func regression(bin string, T int, only string) {
 			{group: "full", learner: "ADA-FD", update: "M", tau: regD + 1, param: e, flags: []string{"--ada_fd", "-m", strconv.Itoa(regD + 1), "--mirror_descent", "--delta", "0.5", "-l", e}},
 			{group: "full", learner: "ADA-FFD", update: "M", tau: (regD + 2) / 2, param: e, flags: []string{"--ada_ffd", "-m", strconv.Itoa((regD + 2) / 2), "--mirror_descent", "--delta", "0.5", "-l", e}},
 		}
-		exec(full)
+		if err := exec(full); err != nil {
+			return err
+		}
 		fmt.Printf("\nSeed 000 §5.2 footnote 1, mirror descent at η = %s, T = %d: cumulative loss of ADA-FULL %.6g; ADA-FD τ = %d: %.6g (%+.4f%%); ADA-FFD τ = %d: %.6g (%+.4f%%)\n",
 			e, T, full[0].loss, full[1].tau, full[1].loss, 100*(full[1].loss/full[0].loss-1), full[2].tau, full[2].loss, 100*(full[2].loss/full[0].loss-1))
 		runs = append(runs, full...)
@@ -262,12 +276,27 @@ func regression(bin string, T int, only string) {
 	for _, r := range runs {
 		fmt.Fprintf(&csv, "%s,%s,%s,%d,%s,%.6g\n", r.group, r.learner, r.update, r.tau, r.param, r.loss)
 	}
-	name := "bench/out/ada_regression.csv"
+	name := "ada_regression.csv"
 	if only != "" {
-		name = "bench/out/ada_regression_" + strings.ReplaceAll(only, ",", "_") + ".csv"
+		name = "ada_regression_" + strings.ReplaceAll(only, ",", "_") + ".csv"
 	}
-	if err := run.WriteFile(name, []byte(csv.String())); err != nil {
-		log.Fatal(err)
+	if err := env.Write(name, []byte(csv.String())); err != nil {
+		return err
+	}
+	// The regret curves of each learner's best run (τ = 20 for the
+	// sketches), for the figures suite.
+	var curves strings.Builder
+	fmt.Fprintln(&curves, "learner,update,tau,param,t,cumulative_loss")
+	for k, r := range bestRuns(runs) {
+		if err := env.Finite("ada regression "+k.learner, r.loss); err != nil {
+			return err
+		}
+		for i, v := range r.curve {
+			fmt.Fprintf(&curves, "%s,%s,%d,%s,%d,%.6g\n", k.learner, k.update, k.tau, r.param, (i+1)*curveEvery, v)
+		}
+	}
+	if err := env.Write(strings.TrimSuffix(name, ".csv")+"_curves.csv", []byte(curves.String())); err != nil {
+		return err
 	}
 	fmt.Printf("\nSeed 000 §5.2: online regression, absolute loss, T = %d, d = %d; cumulative loss (= regret) at the best η over {1e-4, …, 1} (FD-SON: best α), τ = 20, δ = 10 (dual averaging) / 1 (mirror descent)\n", T, regD)
 	fmt.Printf("%-10s | %-24s | %-24s\n", "learner", "mirror descent (CMD)", "dual averaging (PDS)")
@@ -305,6 +334,7 @@ func regression(bin string, T int, only string) {
 			fmt.Println()
 		}
 	}
+	return nil
 }
 
 type bkey struct {
@@ -330,25 +360,30 @@ func bestRuns(runs []*regRun) map[bkey]*regRun {
 	return best
 }
 
-// cumulativeLoss sums |ŷ_t − y_t| over the raw predictions file.
-func cumulativeLoss(path string, labels []float64) (float64, error) {
+// cumulativeLoss sums |ŷ_t − y_t| over the raw predictions file, and
+// returns the running sum every curveEvery examples too.
+func cumulativeLoss(path string, labels []float64) (float64, []float64, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if len(lines) != len(labels) {
-		return 0, fmt.Errorf("%s: %d predictions for %d examples", path, len(lines), len(labels))
+		return 0, nil, fmt.Errorf("%s: %d predictions for %d examples", path, len(lines), len(labels))
 	}
 	var sum float64
+	var curve []float64
 	for i, l := range lines {
 		v, err := strconv.ParseFloat(strings.Fields(l)[0], 64)
 		if err != nil {
-			return 0, fmt.Errorf("%s line %d: %v", path, i+1, err)
+			return 0, nil, fmt.Errorf("%s line %d: %v", path, i+1, err)
 		}
 		sum += math.Abs(v - labels[i])
+		if (i+1)%curveEvery == 0 {
+			curve = append(curve, sum)
+		}
 	}
-	return sum, nil
+	return sum, curve, nil
 }
 
 // paramLabel shows a swept value: η, or FD-SON's α.

@@ -1,8 +1,7 @@
-package main
+package ada
 
 import (
 	"fmt"
-	"log"
 	"math"
 	"os"
 	"strconv"
@@ -27,7 +26,7 @@ var sketchySets = []struct {
 	tau  string
 }{{"satellite_grey", "9"}, {"letter_am", "4"}}
 
-func sketchy(bin, dataDir string) {
+func sketchy(env *run.Env, bin string, jlo, jhi int) error {
 	type res struct{ mistakes, hinge, test float64 }
 	type key struct {
 		ds, learner string
@@ -48,9 +47,12 @@ func sketchy(bin, dataDir string) {
 	out := map[key]res{}
 	var jobs []func() error
 	for _, ds := range sketchySets {
-		train, test := run.Paths(dataDir, ds.name, "vw")
+		train, test, err := env.Paths(ds.name, "vw")
+		if err != nil {
+			return err
+		}
 		for _, l := range ls {
-			for j := -12; j <= 2; j++ {
+			for j := jlo; j <= jhi; j++ {
 				flags := append([]string{"--loss_function", "hinge", "-l", run.Pow2(j)}, l.flags...)
 				if l.name != "AdaGrad" {
 					flags = append(flags, "-m", ds.tau)
@@ -88,7 +90,7 @@ func sketchy(bin, dataDir string) {
 		}
 	}
 	if err := run.Parallel(jobs); err != nil {
-		log.Fatal(err)
+		return err
 	}
 	var csv strings.Builder
 	fmt.Fprintln(&csv, "dataset,learner,log2eta,mistake_rate,hinge,test_accuracy")
@@ -97,7 +99,7 @@ func sketchy(bin, dataDir string) {
 		fmt.Printf("%-11s | %8s | %13s | %10s | %13s\n", "learner", "log2 η", "mistakes (%)", "avg hinge", "test acc (%)")
 		for _, l := range ls {
 			best, bj := res{mistakes: math.Inf(1)}, 0
-			for j := -12; j <= 2; j++ {
+			for j := jlo; j <= jhi; j++ {
 				r := out[key{ds.name, l.name, j}]
 				fmt.Fprintf(&csv, "%s,%s,%d,%.4f,%.4f,%.2f\n", ds.name, l.name, j, r.mistakes, r.hinge, r.test)
 				if r.mistakes < best.mistakes {
@@ -105,9 +107,10 @@ func sketchy(bin, dataDir string) {
 				}
 			}
 			fmt.Printf("%-11s | %8d | %13.2f | %10.4f | %13.2f\n", l.name, bj, 100*best.mistakes, best.hinge, best.test)
+			if err := env.Finite("sketchy "+ds.name+" "+l.name, best.mistakes, best.hinge, best.test); err != nil {
+				return err
+			}
 		}
 	}
-	if err := run.WriteFile("bench/out/ada_sketchy.csv", []byte(csv.String())); err != nil {
-		log.Fatal(err)
-	}
+	return env.Write("ada_sketchy.csv", []byte(csv.String()))
 }

@@ -1,4 +1,4 @@
-package main
+package multiclass
 
 // -part shampoo: FTSL-Shampoo's defaults (η = -l, ε = --epsilon, τ = -m)
 // chosen on two multiclass sets of opposite kinds, never on one alone:

@@ -1,4 +1,4 @@
-package main
+package nasa
 
 import (
 	"fmt"
@@ -40,7 +40,7 @@ func strongSettings() []setting {
 
 // protocol runs both settings on data and prints the cumulative loss at
 // the checkpoints (example counts) and OGD/NASA's ratio of totals.
-func protocol(bin, title, data string, labels []float64, l lossFn, common []string, checkpoints []int) error {
+func protocol(env *run.Env, tag, bin, title, data string, labels []float64, l lossFn, common []string, checkpoints []int) error {
 	fmt.Printf("\n%s\n", title)
 	fmt.Printf("%-8s %-14s %10s", "setting", "learner", "constant")
 	for _, c := range checkpoints {
@@ -63,6 +63,14 @@ func protocol(bin, title, data string, labels []float64, l lossFn, common []stri
 			}
 			fmt.Println()
 		}
+		if err := env.Finite("nasa "+title, curves[0][len(curves[0])-1], curves[1][len(curves[1])-1]); err != nil {
+			return err
+		}
+		if tag != "" {
+			if err := writeCurves(env, "nasa_"+tag+"_"+part.name+".csv", part.settings, vals, curves); err != nil {
+				return err
+			}
+		}
 		ogd, nasa := curves[0][len(curves[0])-1], curves[1][len(curves[1])-1]
 		fmt.Printf("%-8s OGD/NASA total ratio %.3f (best constants: %s = %s and %s)\n", part.name, ogd/nasa, part.constant, fmtG(vals[0]), fmtG(vals[1]))
 	}
@@ -76,7 +84,7 @@ func protocol(bin, title, data string, labels []float64, l lossFn, common []stri
 // readings are run, each with the paper's squared loss and with VW's,
 // which clips the prediction to the range of labels seen before taking
 // the derivative — a guard that lets OGD take larger steps early on.
-func ridge(bin string) error {
+func ridge(env *run.Env, bin string) error {
 	dir, cleanup, err := tempDir()
 	if err != nil {
 		return err
@@ -84,11 +92,11 @@ func ridge(bin string) error {
 	defer cleanup()
 	c1 := []float64{0.31, -0.45, 0.92, 0.03, -0.75, -0.39}
 	for _, reading := range []struct {
-		name         string
+		name, tag    string
 		sdS, sdNoise float64
 	}{
-		{"variances (s ~ N(2, sd √10), noise sd 0.1)", math.Sqrt(10), 0.1},
-		{"standard deviations (s ~ N(2, sd 10), noise sd 0.01)", 10, 0.01},
+		{"variances (s ~ N(2, sd √10), noise sd 0.1)", "var", math.Sqrt(10), 0.1},
+		{"standard deviations (s ~ N(2, sd 10), noise sd 0.01)", "sd", 10, 0.01},
 	} {
 		rng := rand.New(rand.NewPCG(2012, 1))
 		xs := make([][]float64, 4000)
@@ -111,12 +119,12 @@ func ridge(bin string) error {
 			if err := writeVW(path, xs, ys, wide); err != nil {
 				return err
 			}
-			lab, loss := append(labels, ys...), "the paper's (unclipped) squared loss"
+			lab, loss, tag := append(labels, ys...), "the paper's (unclipped) squared loss", "ridge_"+reading.tag+"_paper"
 			if !wide {
-				lab, loss = ys, "VW's squared loss (derivative and reported prediction clipped to the label range seen)"
+				lab, loss, tag = ys, "VW's squared loss (derivative and reported prediction clipped to the label range seen)", "ridge_"+reading.tag+"_vw"
 			}
 			title := "§6.1 environment-changing ridge regression, N(2, 10) and N(0, 0.01) read as " + reading.name + "; " + loss + "; Σ_t (y_t − p_t)², switch after t = 2000"
-			if err := protocol(bin, title, path, lab, squared, []string{"--noconstant", "--l2", "2e-4"}, []int{1000, 2000, 2500, 3000, 4000}); err != nil {
+			if err := protocol(env, tag, bin, title, path, lab, squared, []string{"--noconstant", "--l2", "2e-4"}, []int{1000, 2000, 2500, 3000, 4000}); err != nil {
 				return err
 			}
 		}
@@ -127,13 +135,16 @@ func ridge(bin string) error {
 // realData is §6.2's protocol on the shared abalone set (ridge regression,
 // λ = 10⁻⁴) and on binary sets with the SVM loss [1 − y·xᵀs]₊ + λ‖x‖²; one
 // pass over the training file, the constant feature kept.
-func realData(bin, dataDir string, hingeSets []string) error {
+func realData(env *run.Env, bin string, hingeSets []string) error {
 	dir, cleanup, err := tempDir()
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	abalone, _ := run.Paths(dataDir, "abalone", "vw")
+	abalone, _, err := env.Paths("abalone", "vw")
+	if err != nil {
+		return err
+	}
 	train, err := widened(dir, abalone)
 	if err != nil {
 		return err
@@ -144,11 +155,14 @@ func realData(bin, dataDir string, hingeSets []string) error {
 	}
 	n := len(labels) - 2
 	quarters := []int{n / 4, n / 2, 3 * n / 4, n}
-	if err := protocol(bin, fmt.Sprintf("§6.2 abalone (ridge, squared loss + λ‖x‖², %d examples, one pass)", n), train, labels, squared, []string{"--l2", "2e-4"}, quarters); err != nil {
+	if err := protocol(env, "", bin, fmt.Sprintf("§6.2 abalone (ridge, squared loss + λ‖x‖², %d examples, one pass)", n), train, labels, squared, []string{"--l2", "2e-4"}, quarters); err != nil {
 		return err
 	}
 	for _, name := range hingeSets {
-		path, _ := run.Paths(dataDir, strings.TrimSpace(name), "vw")
+		path, _, err := env.Paths(strings.TrimSpace(name), "vw")
+		if err != nil {
+			return err
+		}
 		train, err := widened(dir, path)
 		if err != nil {
 			return err
@@ -159,9 +173,23 @@ func realData(bin, dataDir string, hingeSets []string) error {
 		}
 		n := len(labels) - 2
 		title := fmt.Sprintf("§6.2 %s (SVM: hinge loss + λ‖x‖², %d examples, one pass)", name, n)
-		if err := protocol(bin, title, train, labels, hinge, []string{"--loss_function", "hinge", "--l2", "2e-4"}, []int{n / 4, n / 2, 3 * n / 4, n}); err != nil {
+		if err := protocol(env, "", bin, title, train, labels, hinge, []string{"--loss_function", "hinge", "--l2", "2e-4"}, []int{n / 4, n / 2, 3 * n / 4, n}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeCurves stores the best runs' cumulative losses, every 10th example,
+// as CSV: the data of seed 001's Fig. 1.
+func writeCurves(env *run.Env, name string, settings []setting, vals []float64, curves [][]float64) error {
+	var csv strings.Builder
+	fmt.Fprintln(&csv, "learner,constant,t,cumulative_loss")
+	for i, s := range settings {
+		c := curves[i]
+		for t := 9; t < len(c); t += 10 {
+			fmt.Fprintf(&csv, "%s,%s,%d,%.6g\n", s.name, fmtG(vals[i]), t+1, c[t])
+		}
+	}
+	return env.Write(name, []byte(csv.String()))
 }

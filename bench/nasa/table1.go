@@ -1,9 +1,10 @@
-package main
+package nasa
 
 import (
 	"bufio"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -19,8 +20,11 @@ import (
 // over random orders of the data — news20 instead of RCV1. Each learner's
 // constant is chosen on the file's own order over 2^j, j = −8…4, for 1 and
 // for 4 epochs separately, then run on the shuffled copies.
-func table1(bin, dataDir string, shuffles int) error {
-	train, _ := run.Paths(dataDir, "news20", "vw")
+func table1(env *run.Env, bin string, shuffles int) error {
+	train, _, err := env.Paths("news20", "vw")
+	if err != nil {
+		return err
+	}
 	dir, cleanup, err := tempDir()
 	if err != nil {
 		return err
@@ -173,19 +177,24 @@ func table1(bin, dataDir string, shuffles int) error {
 	return nil
 }
 
-// readLines returns the lines of a gzip'd text file, newlines kept.
+// readLines returns the lines of a gzip'd (or, under --quick, plain) text
+// file, newlines kept.
 func readLines(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		r = zr
 	}
 	var out []string
-	sc := bufio.NewScanner(zr)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<28)
 	for sc.Scan() {
 		out = append(out, sc.Text()+"\n")

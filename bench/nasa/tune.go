@@ -1,4 +1,4 @@
-package main
+package nasa
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ var tuneGrid = []int{-4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6}
 // the worst difference to AdaGrad (no flags) over the sets, and AdaGrad's
 // own. --nasa_c's default is the c of --nasa with the best mean accuracy
 // among those never more than 1 pp below AdaGrad on any set.
-func tune(bin, dataDir string) error {
+func tune(env *run.Env, bin string) error {
 	type key struct {
 		ds, variant string
 		j           int
@@ -34,7 +34,10 @@ func tune(bin, dataDir string) error {
 	adagrad := map[string]float64{}
 	var jobs []func() error
 	for _, ds := range run.Datasets {
-		train, test := run.Paths(dataDir, ds.Name, "vw")
+		train, test, err := env.Paths(ds.Name, "vw")
+		if err != nil {
+			return err
+		}
 		ds := ds.Name
 		jobs = append(jobs, func() error {
 			a, err := run.Accuracy(bin, train, test, "--loss_function", "logistic")
@@ -118,10 +121,13 @@ func tune(bin, dataDir string) error {
 // cache, 10 passes, no holdout, wall time; and CPU time), but with the two
 // learners' runs alternated and the best of each kept, so that a change in
 // the shared machine's load does not fall on one learner only.
-func accept(bin, dataDir string, repeat int) error {
+func accept(env *run.Env, bin string, repeat int) error {
 	fmt.Printf("\nAcceptance: test accuracy (%%), logistic loss, one pass (train -f, then -t -i --binary)\n%-8s %8s %8s %8s\n", "dataset", "AdaGrad", "--nasa", "diff")
 	for _, ds := range []string{"news20", "w8a"} {
-		train, test := run.Paths(dataDir, ds, "vw")
+		train, test, err := env.Paths(ds, "vw")
+		if err != nil {
+			return err
+		}
 		a, err := run.Accuracy(bin, train, test, "--loss_function", "logistic")
 		if err != nil {
 			return err
@@ -132,7 +138,10 @@ func accept(bin, dataDir string, repeat int) error {
 		}
 		fmt.Printf("%-8s %8.2f %8.2f %+8.2f\n", ds, a, b, b-a)
 	}
-	train, _ := run.Paths(dataDir, "news20", "vw")
+	train, _, err := env.Paths("news20", "vw")
+	if err != nil {
+		return err
+	}
 	dir, cleanup, err := tempDir()
 	if err != nil {
 		return err

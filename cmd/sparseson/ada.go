@@ -31,7 +31,7 @@ const adaFullFlag = "ada_full"
 const adaDefaultTau = 20
 
 // adaDefaultEta is η when -l is not given, one value per preconditioner
-// form, chosen with go run ./bench/ada -part accuracy (README,
+// form, chosen with go run ./bench ada -part accuracy (README,
 // "FD-adaptive learners"): over η = 2^j, j = −4…4, at τ = 20, logistic
 // loss, one pass over the 11 shared binary sets, the η with the best mean
 // test accuracy among those never more than 2 pp below default AdaGrad on

@@ -29,6 +29,7 @@ type config struct {
 	strict      bool
 	format      string
 	profile     string
+	profilePath string
 	seed        uint64
 
 	// SIGINT/SIGTERM stop training at an example boundary and the model
@@ -112,7 +113,7 @@ var flagGroups = []struct {
 	title string
 	names []string
 }{
-	{"Input and output", []string{"data", "format", "testonly", "initial_regressor", "final_regressor", "predictions", "readable_model", "quiet", "progress", "strict", "save_on_signal", "profile", "help", "version"}},
+	{"Input and output", []string{"data", "format", "testonly", "initial_regressor", "final_regressor", "predictions", "readable_model", "quiet", "progress", "strict", "save_on_signal", "profile", "profile_path", "help", "version"}},
 	{"Hashing", []string{"bit_precision", "quadratic", "cubic", "interactions", "ignore", "keep", "noconstant", "hash"}},
 	{"Passes", []string{"passes", "cache", "cache_file", "kill_cache", "holdout_off", "holdout_period", "early_terminate", "random_seed"}},
 	{"Loss and prediction", []string{"loss_function", "quantile_tau", "binary", "link"}},
@@ -142,7 +143,8 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.StringVarP(&c.progress, "progress", "P", "2.0", "progress table schedule: an integer adds, a number with '.' multiplies")
 	fs.BoolVar(&c.strict, "strict", false, "stop at the first malformed line instead of skipping it")
 	fs.BoolVar(&c.saveOnSignal, "save_on_signal", true, "on SIGINT or SIGTERM stop training at an example boundary and still write -f and the other outputs (exit status 128 + the signal); a second signal stops at once. --save_on_signal=false: stop at once, writing nothing (the previous model file stays intact either way)")
-	fs.StringVar(&c.profile, "profile", "", "write a cpu or mem profile (cpu.pprof / mem.pprof) to the current directory")
+	fs.StringVar(&c.profile, "profile", "", "write a cpu, mem or trace profile (cpu.pprof, mem.pprof, trace.out; github.com/pkg/profile) into --profile_path; flushed on a --save_on_signal stop too (go tool pprof -top sparseson cpu.pprof)")
+	fs.StringVar(&c.profilePath, "profile_path", ".", "directory --profile writes into")
 
 	fs.IntVarP(&c.bits, "bit_precision", "b", 18, "hash space of 2^b feature slots (1..30)")
 	fs.StringArrayVarP(&c.quadratic, "quadratic", "q", nil, "pair the namespaces starting with these two characters (':' = any), repeatable")
@@ -244,8 +246,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("--hash %q: want strings or all", c.hash)
 	case c.format != "auto" && c.format != "vw" && c.format != "libsvm":
 		return fmt.Errorf("--format %q: want auto, vw or libsvm", c.format)
-	case c.profile != "" && c.profile != "cpu" && c.profile != "mem":
-		return fmt.Errorf("--profile %q: want cpu or mem", c.profile)
+	case c.profile != "" && c.profile != "cpu" && c.profile != "mem" && c.profile != "trace":
+		return fmt.Errorf("--profile %q: want cpu, mem or trace", c.profile)
 	case c.sgd && (c.adaptive || c.normalized):
 		return errors.New("--sgd excludes --adaptive and --normalized")
 	case c.sketchSize < 0 || c.sketchSize > 64 && !c.adaOn():

@@ -39,7 +39,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintln(stderr, "Try 'sparseson --help' for the list of options.")
 		return 2
 	}
-	if stop := startProfile(cfg.profile); stop != nil {
+	if stop := startProfile(cfg.profile, cfg.profilePath); stop != nil {
 		defer stop()
 	}
 	d := &driver{ctx: ctx, cfg: cfg, stdin: stdin, stdout: stdout, stderr: stderr}

@@ -11,7 +11,7 @@ import (
 )
 
 // defaultNasaC is the default c = √α·D of --nasa (seed 001 Eq. 10), chosen
-// with go run ./bench/nasa -part tune over c = 2^j, j = −4…6 (per-feature
+// with go run ./bench nasa -part tune over c = 2^j, j = −4…6 (per-feature
 // --nasa, logistic loss, one pass, test accuracy on the 11 shared binary
 // sets): the best mean accuracy among the c never more than 1 pp below
 // AdaGrad on any set. Only c = 1 qualifies (mean 86.17% vs AdaGrad's

@@ -21,7 +21,7 @@ type shampooFlags struct {
 // FTSL-Shampoo's defaults when -l, -m and --epsilon are not given: the
 // setting of the grid η ∈ {½ … 256}, ε ∈ {0.01, 1, 100}, τ ∈ {5, 10, 20}
 // with the smallest mean relative excess one-pass test error over
-// 20-class news20 and three-class abalone (go run ./bench/multiclass
+// 20-class news20 and three-class abalone (go run ./bench multiclass
 // -part shampoo; README, "FTSL-Shampoo"): 34.17% and 40.07% against the
 // grid's best 33.18% and 39.93%.
 const (

@@ -81,6 +81,7 @@ func TestProcess(t *testing.T) {
 	bin := buildCLI(t)
 	t.Run("SignalSavesAtExampleBoundary", func(t *testing.T) { testSignalSavesAtExampleBoundary(t, bin) })
 	t.Run("KillWhileSaving", func(t *testing.T) { testKillWhileSaving(t, bin) })
+	t.Run("ProfileFlushedOnSignal", func(t *testing.T) { testProfileFlushedOnSignal(t, bin) })
 }
 
 // testSignalSavesAtExampleBoundary: SIGTERM while training from a file

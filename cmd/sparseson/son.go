@@ -13,7 +13,7 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// SON defaults, chosen with go run ./bench/sontune (README, "Choosing
+// SON defaults, chosen with go run ./bench sontune (README, "Choosing
 // SON's defaults"): pre-scaling on, C = ∞ and η_t = 1/√t; α = 2 is the
 // best mean test accuracy over the shared binary sets among the α that
 // reach news20's target (≥ 92.8%, liblinear's batch optimum).

@@ -20,7 +20,7 @@ import (
 )
 
 // Binary builds ./cmd/sparseson into a temporary directory and returns its
-// path. It must be called from the repository root (go run ./bench/...).
+// path. It must be called from the repository root (go run ./bench).
 func Binary() (string, error) {
 	dir, err := os.MkdirTemp("", "sparseson-bench")
 	if err != nil {
@@ -109,6 +109,76 @@ func Accuracy(bin, train, test string, flags ...string) (float64, error) {
 		return 0, fmt.Errorf("no average loss in the summary:\n%s", r.Stderr)
 	}
 	return 100 * (1 - loss), nil
+}
+
+// AccuracyProgressive is Accuracy with the training run's one-pass
+// progressive error too: the percentage of training examples whose
+// prediction, made before the example was learned (-p), has the wrong
+// sign. Labels are read from the first token of each training line (±1).
+func AccuracyProgressive(bin, train, test string, flags ...string) (acc, prog float64, err error) {
+	dir, err := os.MkdirTemp("", "accuracy")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer os.RemoveAll(dir)
+	model, pred := filepath.Join(dir, "model"), filepath.Join(dir, "pred")
+	if _, err := Exec(bin, append(append([]string{"--quiet", "-f", model, "-p", pred}, flags...), train)...); err != nil {
+		return 0, 0, err
+	}
+	r, err := Exec(bin, "-t", "-i", model, "--binary", test)
+	if err != nil {
+		return 0, 0, err
+	}
+	loss, err := strconv.ParseFloat(strings.Fields(r.Summary["average loss"] + " x")[0], 64)
+	if err != nil {
+		return 0, 0, fmt.Errorf("no average loss in the summary:\n%s", r.Stderr)
+	}
+	labels, err := firstTokens(train)
+	if err != nil {
+		return 0, 0, err
+	}
+	preds, err := firstTokens(pred)
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(preds) != len(labels) || len(labels) == 0 {
+		return 0, 0, fmt.Errorf("%s: %d predictions for %d examples", train, len(preds), len(labels))
+	}
+	var wrong int
+	for i, y := range labels {
+		if (preds[i] > 0) != (y > 0) {
+			wrong++
+		}
+	}
+	return 100 * (1 - loss), 100 * float64(wrong) / float64(len(labels)), nil
+}
+
+// firstTokens returns the first token of every line of a (gzip or plain)
+// file as a number: the labels of a data file, the predictions of -p.
+func firstTokens(path string) ([]float64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if b, err = io.ReadAll(zr); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	var out []float64
+	for i, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		tok, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+		v, err := strconv.ParseFloat(tok, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s line %d: %q: %w", path, i+1, tok, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // Parallel runs jobs on all cores and returns their errors joined.

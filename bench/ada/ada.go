@@ -1,4 +1,5 @@
-// Command ada measures the FD-adaptive learners (package ada; issue 12):
+// Package ada is the ada suite of go run ./bench; it measures the
+// FD-adaptive learners (package ada; issue 12):
 //
 // -part accuracy: one pass over each shared binary training set, logistic
 // loss, test accuracy of the eight learners (ADA-FD and ADA-FFD under both
@@ -12,13 +13,16 @@
 //
 // -part sketchy: seed 003's comparison on a dense shared set (sketchy.go).
 //
-//	go run ./bench/ada [-data ../shared/data] [-part accuracy,regression,sketchy] [-sets ...] [-m 20]
-package main
+// Results are written to -out as ada_accuracy.csv, ada_regression*.csv
+// (with the regret curves of the best runs, ada_regression_curves.csv)
+// and ada_sketchy.csv.
+//
+//	go run ./bench ada [-data ../shared/data] [-part accuracy,regression,sketchy] [-sets ...] [-m 20]
+package ada
 
 import (
 	"flag"
 	"fmt"
-	"log"
 	"math"
 	"regexp"
 	"strings"
@@ -54,44 +58,68 @@ func eight(m string) []learner {
 	return out
 }
 
-func main() {
-	dataDir := flag.String("data", "../shared/data", "directory of the shared datasets")
-	part := flag.String("part", "accuracy", "comma-separated parts: accuracy, regression, sketchy, or all")
-	sets := flag.String("sets", "", "accuracy: comma-separated datasets (default: all binary sets)")
-	m := flag.String("m", "", "accuracy: sketch size τ (default: the learners' default)")
-	learners := flag.String("learners", "", "accuracy: only the learners whose name matches this regular expression (AdaGrad always runs)")
-	jlo := flag.Int("jlo", -4, "accuracy: smallest log2 η (jlo > jhi: defaults only)")
-	jhi := flag.Int("jhi", 4, "accuracy: largest log2 η")
-	T := flag.Int("T", 10000, "regression: rounds")
-	only := flag.String("only", "", "regression: only these runs (comma-separated: main, tau, full, fdson)")
-	flag.Parse()
-	bin, err := run.Binary()
+// Main runs the suite with its command-line arguments.
+func Main(env *run.Env, args []string) error {
+	fs := flag.NewFlagSet("ada", flag.ContinueOnError)
+	env.Register(fs)
+	part := fs.String("part", "accuracy", "comma-separated parts: accuracy, regression, sketchy, or all")
+	sets := fs.String("sets", "", "accuracy: comma-separated datasets (default: all binary sets)")
+	m := fs.String("m", "", "accuracy: sketch size τ (default: the learners' default)")
+	learners := fs.String("learners", "", "accuracy: only the learners whose name matches this regular expression (AdaGrad always runs)")
+	jlo := fs.Int("jlo", -4, "accuracy: smallest log2 η (jlo > jhi: defaults only)")
+	jhi := fs.Int("jhi", 4, "accuracy: largest log2 η")
+	T := fs.Int("T", 10000, "regression: rounds")
+	only := fs.String("only", "", "regression: only these runs (comma-separated: main, tau, full, fdson)")
+	adaFull := fs.Bool("ada_full", true, "regression: run ADA-FULL (O(d³) a step, ≈ 6 CPU-minutes a run) beside the others")
+	sjlo := fs.Int("sketchy_jlo", -12, "sketchy: smallest log2 η")
+	sjhi := fs.Int("sketchy_jhi", 2, "sketchy: largest log2 η")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := env.Start(); err != nil {
+		return err
+	}
+	if err := env.QuickDefaults(fs, map[string]string{"part": "all", "sets": "splice", "learners": "^FTSL$", "jlo": "0", "jhi": "-1",
+		"T": fmt.Sprint(run.QuickLines), "only": "tau", "ada_full": "false", "sketchy_jlo": "-4", "sketchy_jhi": "-4"}); err != nil {
+		return err
+	}
+	bin, err := env.Bin()
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	for _, p := range strings.Split(*part, ",") {
+		var err error
 		switch p {
 		case "accuracy":
-			accuracy(bin, *dataDir, *sets, *m, *learners, *jlo, *jhi)
+			err = accuracy(env, bin, *sets, *m, *learners, *jlo, *jhi)
 		case "regression":
-			regression(bin, *T, *only)
+			err = regression(env, bin, *T, *only, *adaFull)
 		case "sketchy":
-			sketchy(bin, *dataDir)
+			err = sketchy(env, bin, *sjlo, *sjhi)
 		case "all":
-			accuracy(bin, *dataDir, *sets, *m, *learners, *jlo, *jhi)
-			regression(bin, *T, *only)
-			sketchy(bin, *dataDir)
+			if err = accuracy(env, bin, *sets, *m, *learners, *jlo, *jhi); err == nil {
+				if err = regression(env, bin, *T, *only, *adaFull); err == nil {
+					err = sketchy(env, bin, *sjlo, *sjhi)
+				}
+			}
 		default:
-			log.Fatalf("unknown part %q", p)
+			err = fmt.Errorf("unknown part %q", p)
+		}
+		if err != nil {
+			return fmt.Errorf("-part %s: %w", p, err)
 		}
 	}
+	return nil
 }
 
 // noRate marks a run at the learner's default η.
 const noRate = math.MinInt32
 
-func accuracy(bin, dataDir, sets, m, only string, jlo, jhi int) {
-	re := regexp.MustCompile(only)
+func accuracy(env *run.Env, bin, sets, m, only string, jlo, jhi int) error {
+	re, err := regexp.Compile(only)
+	if err != nil {
+		return fmt.Errorf("-learners: %w", err)
+	}
 	pick := func(ls []learner) []learner {
 		var out []learner
 		for _, l := range ls {
@@ -114,7 +142,10 @@ func accuracy(bin, dataDir, sets, m, only string, jlo, jhi int) {
 			continue
 		}
 		dsNames = append(dsNames, ds.Name)
-		train, test := run.Paths(dataDir, ds.Name, "vw")
+		train, test, err := env.Paths(ds.Name, "vw")
+		if err != nil {
+			return err
+		}
 		ls := pick(append([]learner{{"AdaGrad", nil}}, eight(m)...))
 		for _, l := range ls {
 			js := []int{noRate}
@@ -142,7 +173,7 @@ func accuracy(bin, dataDir, sets, m, only string, jlo, jhi int) {
 	}
 	// (news20 comes first in run.Datasets: the slow jobs start first.)
 	if err := run.Parallel(jobs); err != nil {
-		log.Fatal(err)
+		return err
 	}
 	var csv strings.Builder
 	fmt.Fprintln(&csv, "dataset,learner,log2eta,accuracy")
@@ -163,12 +194,15 @@ func accuracy(bin, dataDir, sets, m, only string, jlo, jhi int) {
 						js = fmt.Sprint(jj)
 					}
 					fmt.Fprintf(&csv, "%s,%s,%s,%.2f\n", ds, n, js, a)
+					if err := env.Finite("ada accuracy "+ds+" "+n, a); err != nil {
+						return err
+					}
 				}
 			}
 		}
 	}
-	if err := run.WriteFile("bench/out/ada_accuracy.csv", []byte(csv.String())); err != nil {
-		log.Fatal(err)
+	if err := env.Write("ada_accuracy.csv", []byte(csv.String())); err != nil {
+		return err
 	}
 	tau := m
 	if tau == "" {
@@ -205,7 +239,7 @@ func accuracy(bin, dataDir, sets, m, only string, jlo, jhi int) {
 	// over the sets and the shortfall against default AdaGrad on news20
 	// and w8a (the acceptance sets; −2 pp is the bar).
 	if jlo > jhi {
-		return
+		return nil
 	}
 	fmt.Printf("\nPer learner and η = 2^j: mean accuracy over the %d sets / news20 − AdaGrad / w8a − AdaGrad (pp)\n", len(dsNames))
 	for _, n := range names[1:] {
@@ -222,4 +256,5 @@ func accuracy(bin, dataDir, sets, m, only string, jlo, jhi int) {
 		}
 		fmt.Println()
 	}
+	return nil
 }

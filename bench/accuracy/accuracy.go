@@ -1,19 +1,25 @@
-// Command accuracy builds the accuracy table of issue 4 / seed 002 Table 2:
-// one pass over each shared binary training set, test accuracy of every
-// learner with its defaults (no flag beyond the sketch: what a user who
-// tunes nothing gets) and of AdaGrad, Oja-SON, FD-SON and RP-SON at their
-// best α₀ (AdaGrad: learning rate) over 2^j, j = −8…8 (marked *), at
-// m = 10, and m = 20, 50 on news20 and w8a; liblinear's batch accuracy
-// (MANIFEST.md) as the reference. As in the papers, the best α is picked
-// on the test set, which flatters the tuned columns.
+// Package accuracy is the accuracy suite of go run ./bench; it builds the
+// accuracy table of issue 4 / seed 002 Table 2: one pass over each shared
+// binary training set, test accuracy of every learner with its defaults
+// (no flag beyond the sketch: what a user who tunes nothing gets) and of
+// AdaGrad, Oja-SON, FD-SON and RP-SON at their best α₀ (AdaGrad: learning
+// rate) over 2^j, j = −8…8 (marked *), at m = 10, and m = 20, 50 on news20
+// and w8a; liblinear's batch accuracy (MANIFEST.md) as the reference. As
+// in the papers, the best α is picked on the test set, which flatters the
+// tuned columns.
 //
-//	go run ./bench/accuracy [-data ../shared/data] [-loss logistic,squared] [-sets ...] [-out bench/out/accuracy.csv]
-package main
+// Each run's one-pass progressive error (the sign of the prediction made
+// before each training example is learned) is recorded too: a table of
+// the defaults' progressive error follows the accuracy table, then the
+// best sketch of each dataset (any sketch, m and α₀) against liblinear.
+// Every result is written to -out as accuracy.csv.
+//
+//	go run ./bench accuracy [-data ../shared/data] [-loss logistic,squared] [-sets ...] [-out bench/out]
+package accuracy
 
 import (
 	"flag"
 	"fmt"
-	"log"
 	"math"
 	"sort"
 	"strings"
@@ -44,17 +50,26 @@ func learners(m string) []learner {
 	}
 }
 
-func main() {
-	dataDir := flag.String("data", "../shared/data", "directory of the shared datasets")
-	losses := flag.String("loss", "logistic,squared", "loss functions")
-	sets := flag.String("sets", "", "comma-separated datasets (default: all binary sets)")
-	jlo := flag.Int("jlo", -8, "smallest log2 α")
-	jhi := flag.Int("jhi", 8, "largest log2 α")
-	out := flag.String("out", "bench/out/accuracy.csv", "every result, as CSV")
-	flag.Parse()
-	bin, err := run.Binary()
+// Main runs the suite with its command-line arguments.
+func Main(env *run.Env, args []string) error {
+	fs := flag.NewFlagSet("accuracy", flag.ContinueOnError)
+	env.Register(fs)
+	losses := fs.String("loss", "logistic,squared", "loss functions")
+	sets := fs.String("sets", "", "comma-separated datasets (default: all binary sets)")
+	jlo := fs.Int("jlo", -8, "smallest log2 α")
+	jhi := fs.Int("jhi", 8, "largest log2 α")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := env.Start(); err != nil {
+		return err
+	}
+	if err := env.QuickDefaults(fs, map[string]string{"loss": "logistic", "sets": "splice", "jlo": "0", "jhi": "0"}); err != nil {
+		return err
+	}
+	bin, err := env.Bin()
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	type key struct{ loss, ds, m, learner string }
 	type cell struct {
@@ -63,6 +78,7 @@ func main() {
 	}
 	var mu sync.Mutex
 	all := map[key]map[int]float64{}
+	prog := map[key]map[int]float64{} // progressive error (%)
 	type job struct {
 		cost float64
 		fn   func() error
@@ -78,7 +94,10 @@ func main() {
 			if ds.Name == "news20" || ds.Name == "w8a" {
 				ms = []string{"10", "20", "50"}
 			}
-			train, test := run.Paths(*dataDir, ds.Name, "vw")
+			train, test, err := env.Paths(ds.Name, "vw")
+			if err != nil {
+				return err
+			}
 			for _, m := range ms {
 				for _, l := range learners(m) {
 					if strings.HasPrefix(l.name, "AdaGrad") && m != "10" {
@@ -87,6 +106,7 @@ func main() {
 					k := key{lossName, ds.Name, m, l.name}
 					order = append(order, k)
 					all[k] = map[int]float64{}
+					prog[k] = map[int]float64{}
 					js := []int{0}
 					if l.rate != "" {
 						js = nil
@@ -108,12 +128,13 @@ func main() {
 							if l.rate != "" {
 								flags = append(flags, l.rate, run.Pow2(j))
 							}
-							a, err := run.Accuracy(bin, train, test, flags...)
+							a, p, err := run.AccuracyProgressive(bin, train, test, flags...)
 							if err != nil {
 								return err
 							}
 							mu.Lock()
 							all[k][j] = a
+							prog[k][j] = p
 							mu.Unlock()
 							return nil
 						}})
@@ -129,23 +150,26 @@ func main() {
 		fns[i] = jobs[i].fn
 	}
 	if err := run.Parallel(fns); err != nil {
-		log.Fatal(err)
+		return err
 	}
 	var csv strings.Builder
-	fmt.Fprintln(&csv, "loss,dataset,m,learner,log2alpha,accuracy")
+	fmt.Fprintln(&csv, "loss,dataset,m,learner,log2alpha,accuracy,progressive_error")
 	best := map[key]cell{}
 	for _, k := range order {
 		b := cell{acc: math.Inf(-1)}
 		for j, a := range all[k] {
-			fmt.Fprintf(&csv, "%s,%s,%s,%s,%d,%.2f\n", k.loss, k.ds, k.m, k.learner, j, a)
+			if err := env.Finite(fmt.Sprintf("accuracy %v j=%d", k, j), a, prog[k][j]); err != nil {
+				return err
+			}
+			fmt.Fprintf(&csv, "%s,%s,%s,%s,%d,%.2f,%.2f\n", k.loss, k.ds, k.m, k.learner, j, a, prog[k][j])
 			if a > b.acc || (a == b.acc && j < b.j) {
 				b = cell{a, j}
 			}
 		}
 		best[k] = b
 	}
-	if err := run.WriteFile(*out, []byte(csv.String())); err != nil {
-		log.Fatal(err)
+	if err := env.Write("accuracy.csv", []byte(csv.String())); err != nil {
+		return err
 	}
 	var names []string
 	for _, l := range learners("10") {
@@ -183,5 +207,50 @@ func main() {
 				fmt.Printf(" | %+.2f\n", bestSketch-best[key{lossName, ds.Name, "10", "AdaGrad"}].acc)
 			}
 		}
+		fmt.Printf("\nOne-pass progressive error (%%), %s loss, the learners at their defaults\n", lossName)
+		fmt.Printf("%-15s %3s", "dataset", "m")
+		var plain []string
+		for _, n := range names {
+			if !strings.HasSuffix(n, "*") {
+				plain = append(plain, n)
+				fmt.Printf(" | %-8s", n)
+			}
+		}
+		fmt.Println()
+		for _, ds := range run.Datasets {
+			for _, m := range []string{"10", "20", "50"} {
+				if _, ok := best[key{lossName, ds.Name, m, "Oja"}]; !ok {
+					continue
+				}
+				fmt.Printf("%-15s %3s", ds.Name, m)
+				for _, n := range plain {
+					p, ok := prog[key{lossName, ds.Name, m, n}][0]
+					if !ok {
+						fmt.Printf(" | %-8s", "")
+						continue
+					}
+					fmt.Printf(" | %-8.2f", p)
+				}
+				fmt.Println()
+			}
+		}
+		fmt.Printf("\nBest sketch against liblinear, %s loss: the best test accuracy of any sketch (Oja, FD, fast FD, RFD, fast RFD, RP) at any m, default or best α₀ (on the test set)\n", lossName)
+		fmt.Printf("%-15s %9s %10s %-22s %7s\n", "dataset", "liblinear", "best", "(learner, m)", "gap")
+		for _, ds := range run.Datasets {
+			bk, bc := key{}, cell{acc: math.Inf(-1)}
+			for k, c := range best {
+				if k.loss != lossName || k.ds != ds.Name || strings.HasPrefix(k.learner, "AdaGrad") {
+					continue
+				}
+				if c.acc > bc.acc || (c.acc == bc.acc && k.learner+k.m < bk.learner+bk.m) {
+					bk, bc = k, c
+				}
+			}
+			if math.IsInf(bc.acc, -1) {
+				continue
+			}
+			fmt.Printf("%-15s %9.2f %10.2f %-22s %+7.2f\n", ds.Name, ds.Liblinear, bc.acc, "("+bk.learner+", m="+bk.m+")", bc.acc-ds.Liblinear)
+		}
 	}
+	return nil
 }

@@ -1,6 +1,7 @@
-// Command multiclass measures the multiclass learners on 20 Newsgroups as
-// a 20-class problem (bench/internal/news20; 11314 training and 7532 test
-// posts, the groups in alphabetical order as classes 1…20).
+// Package multiclass is the multiclass suite of go run ./bench; it
+// measures the multiclass learners on 20 Newsgroups as a 20-class problem
+// (bench/internal/news20; 11314 training and 7532 test posts, the groups
+// in alphabetical order as classes 1…20).
 //
 // -part errors (default): for each learner, test error after one pass
 // over the training text and after three (--passes 3 -c, VW's holdout of
@@ -27,13 +28,12 @@
 // difference between -passes passes and one). The issue asks
 // ≤ 1.2 × K × binary.
 //
-//	go run ./bench/multiclass [-data ../shared/data] [-part errors,tune,shampoo,cost|all] [-only REGEXP] [-repeat 5] [-extra "name=flags,…"]
-package main
+//	go run ./bench multiclass [-data ../shared/data] [-part errors,tune,shampoo,cost|all] [-only REGEXP] [-repeat 5] [-extra "name=flags,…"]
+package multiclass
 
 import (
 	"flag"
 	"fmt"
-	"log"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -53,7 +53,7 @@ type learner struct {
 }
 
 // learners are the ones the issue names; all OAA bases use logistic loss.
-var learners = []learner{
+var allLearners = []learner{
 	{name: "AdaGrad-OAA", flags: []string{"--oaa", "20", "--loss_function", "logistic"}},
 	{"NASA-OAA", []string{"--oaa", "20", "--loss_function", "logistic", "--nasa"}, "--nasa_c"},
 	{name: "Oja-SON-OAA m=10", flags: []string{"--oaa", "20", "--loss_function", "logistic", "--oja", "-m", "10"}},
@@ -66,29 +66,43 @@ var learners = []learner{
 	{name: "FTSL-Shampoo m=10", flags: []string{"--softmax", "20", "--shampoo", "-m", "10"}},
 }
 
-func main() {
-	dataDir := flag.String("data", "../shared/data", "directory of the shared datasets")
-	part := flag.String("part", "errors", "comma-separated parts: errors, tune, shampoo, cost, or all")
-	repeat := flag.Int("repeat", 5, "cost: timed runs of each learner (alternated; the fastest is kept)")
-	passes := flag.Int("passes", 10, "cost: passes over the cache of the long timed runs")
-	extra := flag.String("extra", "", "errors: more learners as name=flags, comma-separated (e.g. \"Oja l=2=--oaa 20 --loss_function logistic --oja -l 2\")")
-	only := flag.String("only", "", "errors, tune: only the learners whose name matches this regular expression")
-	flag.Parse()
-	bin, err := run.Binary()
-	if err != nil {
-		log.Fatal(err)
+// Main runs the suite with its command-line arguments.
+func Main(env *run.Env, args []string) error {
+	fs := flag.NewFlagSet("multiclass", flag.ContinueOnError)
+	env.Register(fs)
+	part := fs.String("part", "errors", "comma-separated parts: errors, tune, shampoo, cost, or all")
+	repeat := fs.Int("repeat", 5, "cost: timed runs of each learner (alternated; the fastest is kept)")
+	passes := fs.Int("passes", 10, "cost: passes over the cache of the long timed runs")
+	extra := fs.String("extra", "", "errors: more learners as name=flags, comma-separated (e.g. \"Oja l=2=--oaa 20 --loss_function logistic --oja -l 2\")")
+	only := fs.String("only", "", "errors, tune: only the learners whose name matches this regular expression")
+	if err := fs.Parse(args); err != nil {
+		return err
 	}
-	dir, err := os.MkdirTemp("", "multiclass")
-	if err != nil {
-		log.Fatal(err)
+	if err := env.Start(); err != nil {
+		return err
 	}
-	defer os.RemoveAll(dir)
+	var filter *news20.Filter
+	if env.Quick {
+		filter = &news20.Filter{Lines: run.QuickLines}
+	}
+	if err := env.QuickDefaults(fs, map[string]string{"part": "errors", "only": "^AdaGrad-OAA$", "repeat": "1", "passes": "1"}); err != nil {
+		return err
+	}
+	bin, err := env.Bin()
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp(env.Temp(), "multiclass")
+	if err != nil {
+		return err
+	}
 	train, test := filepath.Join(dir, "news20mc.train.vw.gz"), filepath.Join(dir, "news20mc.test.vw.gz")
 	for split, path := range map[string]string{"train": train, "test": test} {
-		if _, err := news20.Write(*dataDir, split, path, nil); err != nil {
-			log.Fatal(err)
+		if _, err := news20.Write(env.Data, split, path, filter); err != nil {
+			return err
 		}
 	}
+	learners := slices.Clone(allLearners)
 	for _, e := range strings.Split(*extra, ",") {
 		if name, flags, ok := strings.Cut(e, "="); ok {
 			learners = append(learners, learner{name: name, flags: strings.Fields(flags)})
@@ -97,32 +111,36 @@ func main() {
 	if *only != "" {
 		re, err := regexp.Compile(*only)
 		if err != nil {
-			log.Fatal(err)
+			return fmt.Errorf("-only: %w", err)
 		}
 		learners = slices.DeleteFunc(learners, func(l learner) bool { return !re.MatchString(l.name) })
 	}
 	want := func(p string) bool { return *part == "all" || slices.Contains(strings.Split(*part, ","), p) }
 	if want("errors") {
-		if err := errorTable(bin, dir, train, test); err != nil {
-			log.Fatal(err)
+		if err := errorTable(env, learners, bin, dir, train, test); err != nil {
+			return err
 		}
 	}
 	if want("tune") {
-		if err := tune(bin, dir, train, test); err != nil {
-			log.Fatal(err)
+		if err := tune(learners, bin, dir, train, test); err != nil {
+			return err
 		}
 	}
 	if want("shampoo") {
-		if err := shampooDefaults(bin, dir, *dataDir, train, test); err != nil {
-			log.Fatal(err)
+		if err := shampooDefaults(bin, dir, env.Data, train, test); err != nil {
+			return err
 		}
 	}
 	if want("cost") {
-		binTrain, _ := run.Paths(*dataDir, "news20", "vw")
+		binTrain, _, err := env.Paths("news20", "vw")
+		if err != nil {
+			return err
+		}
 		if err := cost(bin, dir, train, binTrain, *repeat, *passes); err != nil {
-			log.Fatal(err)
+			return err
 		}
 	}
+	return nil
 }
 
 // testError trains with args (-f is added) and returns the test error (%)
@@ -143,7 +161,7 @@ func testError(bin, model, test string, args []string) (float64, *run.Result, er
 	return 100 * l, tr, nil
 }
 
-func errorTable(bin, dir, train, test string) error {
+func errorTable(env *run.Env, learners []learner, bin, dir, train, test string) error {
 	fmt.Println("20-class news20 (11314 train, 7532 test posts): test error (%) after one pass and after --passes 3 -c (holdout: best pass kept)")
 	fmt.Println("ns/example (wall and CPU time) and peak RSS: the one-pass training run (text parsing and start-up included)")
 	fmt.Printf("%-22s %8s %8s %12s %12s %10s\n", "learner", "1 pass", "3 passes", "wall ns/ex", "CPU ns/ex", "peak RSS")
@@ -164,11 +182,14 @@ func errorTable(bin, dir, train, test string) error {
 		rss := float64(tr.MaxRSS) / 1024
 		fmt.Printf("%-22s %8.2f %8.2f %12.0f %12.0f %8.1fMB\n", l.name, e1, e3, ns, cpu, rss)
 		fmt.Fprintf(&csv, "%s,%.2f,%.2f,%.0f,%.0f,%.1f\n", l.name, e1, e3, ns, cpu, rss)
+		if err := env.Finite("multiclass "+l.name, e1, e3, ns, rss); err != nil {
+			return err
+		}
 	}
-	return run.WriteFile(filepath.Join("bench", "out", "multiclass.csv"), []byte(csv.String()))
+	return env.Write("multiclass.csv", []byte(csv.String()))
 }
 
-func tune(bin, dir, train, test string) error {
+func tune(learners []learner, bin, dir, train, test string) error {
 	rates := []string{"0.25", "0.5", "1", "2", "4"}
 	fmt.Printf("\n20-class news20, one pass: test error (%%) at -l (NASA: --nasa_c)\n%-22s", "learner")
 	for _, r := range rates {

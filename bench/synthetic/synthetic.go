@@ -1,9 +1,10 @@
-// Command synthetic reproduces the ill-conditioned benchmark of seed 004
-// §5.1 (Fig. 1): T = 10000 examples in d = 100 dimensions, X = Z·Λ^{1/2}·Vᵀ
-// with Gaussian Z, a random orthonormal V and the spectrum Λ = (1, …, 1,
-// then the last 10 rising linearly to κ); labels y = sign(Z·a) are the same
-// for every κ (a linear change of X keeps the data separable by the same
-// labels), so a truly invariant learner behaves identically for all κ.
+// Package synthetic is the synthetic suite of go run ./bench; it
+// reproduces the ill-conditioned benchmark of seed 004 §5.1 (Fig. 1): T =
+// 10000 examples in d = 100 dimensions, X = Z·Λ^{1/2}·Vᵀ with Gaussian Z,
+// a random orthonormal V and the spectrum Λ = (1, …, 1, then the last 10
+// rising linearly to κ); labels y = sign(Z·a) are the same for every κ (a
+// linear change of X keeps the data separable by the same labels), so a
+// truly invariant learner behaves identically for all κ.
 //
 // A second family, -family scaled, multiplies every coordinate of the same
 // X by its own scale s_j = 10^u, u uniform in [−2, 2]: the ill-conditioned
@@ -16,14 +17,16 @@
 // α over 2^j, j = −3…12 (widened by 3 when the best sits on an edge), the
 // default configuration (no flags beyond the sketch) as it is.
 //
-//	go run ./bench/synthetic [-family rotated|scaled] [-kappas 10,50,...] [-learners a,b]
-package main
+// The table is also written to -out as synthetic_<family>.csv, from which
+// the figures suite draws seed 004's Fig. 1.
+//
+//	go run ./bench synthetic [-family rotated|scaled] [-kappas 10,50,...] [-learners a,b]
+package synthetic
 
 import (
 	"bufio"
 	"flag"
 	"fmt"
-	"log"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -36,10 +39,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-const (
-	T = 10000
-	d = 100
-)
+// d is the dimension of the problem.
+const d = 100
 
 type learner struct {
 	name  string
@@ -47,7 +48,7 @@ type learner struct {
 	rate  string // the flag swept over 2^j; "" runs the flags as they are
 }
 
-var learners = []learner{
+var allLearners = []learner{
 	{"AdaGrad", []string{"--adaptive"}, "-l"},
 	{"AdaGrad normalized", nil, "-l"},
 	{"SON m=0 plain", []string{"--oja", "-m", "0", "--diag=false"}, "--alpha"},
@@ -62,16 +63,33 @@ var learners = []learner{
 	{"RP m=10 default", []string{"--rp", "-m", "10"}, ""},
 }
 
-func main() {
-	kappaList := flag.String("kappas", "10,50,100,150,200", "condition numbers")
-	family := flag.String("family", "rotated", "rotated (seed 004 §5.1) or scaled (the same, each coordinate scaled by 10^U(−2,2))")
-	seed := flag.Uint64("seed", 1, "random seed of Z, V, a and the scales")
-	writeDir := flag.String("write", "", "only write the κ datasets (LIBSVM) into this directory")
-	only := flag.String("learners", "", "comma-separated learner names to run (default: all)")
-	flag.Parse()
-	if *family != "rotated" && *family != "scaled" {
-		log.Fatalf("-family %q: rotated or scaled", *family)
+// Main runs the suite with its command-line arguments.
+func Main(env *run.Env, args []string) error {
+	fs := flag.NewFlagSet("synthetic", flag.ContinueOnError)
+	env.Register(fs)
+	T := fs.Int("T", 10000, "examples (seed 004: 10000)")
+	kappaList := fs.String("kappas", "10,50,100,150,200", "condition numbers")
+	family := fs.String("family", "rotated", "rotated (seed 004 §5.1) or scaled (the same, each coordinate scaled by 10^U(−2,2))")
+	seed := fs.Uint64("seed", 1, "random seed of Z, V, a and the scales")
+	writeDir := fs.String("write", "", "only write the κ datasets (LIBSVM) into this directory")
+	only := fs.String("learners", "", "comma-separated learner names to run (default: all)")
+	if err := fs.Parse(args); err != nil {
+		return err
 	}
+	if err := env.Start(); err != nil {
+		return err
+	}
+	jlo, jhi := -3, 12
+	if env.Quick {
+		jlo, jhi = 0, 0
+	}
+	if err := env.QuickDefaults(fs, map[string]string{"T": fmt.Sprint(run.QuickLines), "kappas": "10", "learners": "AdaGrad,Oja m=10 default"}); err != nil {
+		return err
+	}
+	if *family != "rotated" && *family != "scaled" {
+		return fmt.Errorf("-family %q: rotated or scaled", *family)
+	}
+	learners := allLearners
 	if *only != "" {
 		var keep []learner
 		for _, l := range learners {
@@ -85,36 +103,35 @@ func main() {
 	for _, s := range strings.Split(*kappaList, ",") {
 		k, err := strconv.ParseFloat(s, 64)
 		if err != nil {
-			log.Fatal(err)
+			return fmt.Errorf("-kappas: %w", err)
 		}
 		kappas = append(kappas, k)
 	}
-	Z, V, y, scales := problem(*seed)
+	Z, V, y, scales := problem(*seed, *T)
 	if *family == "rotated" {
 		scales = nil
 	}
 	dir := *writeDir
 	if dir == "" {
-		tmp, err := os.MkdirTemp("", "synthetic")
+		tmp, err := os.MkdirTemp(env.Temp(), "synthetic")
 		if err != nil {
-			log.Fatal(err)
+			return err
 		}
-		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
 	files := map[float64]string{}
 	for _, k := range kappas {
 		files[k] = filepath.Join(dir, fmt.Sprintf("%s_k%g.svm", *family, k))
 		if err := write(files[k], Z, V, y, scales, k); err != nil {
-			log.Fatal(err)
+			return err
 		}
 	}
 	if *writeDir != "" {
-		return
+		return nil
 	}
-	bin, err := run.Binary()
+	bin, err := env.Bin()
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	// Progressive error needs the summary, which --quiet hides: run each
 	// setting without --quiet and read "average loss" (0/1 loss with --binary).
@@ -144,12 +161,12 @@ func main() {
 			if l.rate == "" {
 				e, err := progressive(k, l, 0)
 				if err != nil {
-					log.Fatal(err)
+					return err
 				}
 				best[[2]int{ki, li}] = cell{e, math.MinInt}
 				continue
 			}
-			lo, hi := -3, 12
+			lo, hi := jlo, jhi
 			res := map[int]float64{}
 			for {
 				var jobs []func() error
@@ -167,7 +184,7 @@ func main() {
 					})
 				}
 				if err := run.Parallel(jobs); err != nil {
-					log.Fatal(err)
+					return err
 				}
 				bj := lo
 				for j := lo; j <= hi; j++ {
@@ -176,6 +193,7 @@ func main() {
 					}
 				}
 				switch {
+				case env.Quick:
 				case bj == lo && lo > -15:
 					lo -= 3
 					continue
@@ -189,7 +207,7 @@ func main() {
 		}
 		fmt.Fprintf(os.Stderr, "κ = %g done\n", k)
 	}
-	fmt.Printf("One-pass progressive error (%%), squared loss, family %s; tuned learners at their best rate over 2^j (j in parentheses), defaults as they are; T = %d, d = %d, seed %d\n\n", *family, T, d, *seed)
+	fmt.Printf("One-pass progressive error (%%), squared loss, family %s; tuned learners at their best rate over 2^j (j in parentheses), defaults as they are; T = %d, d = %d, seed %d\n\n", *family, *T, d, *seed)
 	fmt.Printf("| κ |")
 	for _, l := range learners {
 		fmt.Printf(" %s |", l.name)
@@ -221,11 +239,27 @@ func main() {
 		fmt.Printf(" %.2f pp |", hi-lo)
 	}
 	fmt.Println()
+	var csv strings.Builder
+	fmt.Fprintln(&csv, "kappa,learner,error_pct,log2rate")
+	for ki, k := range kappas {
+		for li, l := range learners {
+			b := best[[2]int{ki, li}]
+			j := ""
+			if b.j != math.MinInt {
+				j = fmt.Sprint(b.j)
+			}
+			fmt.Fprintf(&csv, "%g,%s,%.4f,%s\n", k, l.name, b.err, j)
+			if err := env.Finite(fmt.Sprintf("synthetic κ=%g %s", k, l.name), b.err); err != nil {
+				return err
+			}
+		}
+	}
+	return env.Write("synthetic_"+*family+".csv", []byte(csv.String()))
 }
 
 // problem draws Z (T×d), an orthonormal V (d×d), labels y = sign(Z·a) and
 // the per-coordinate scales of the "scaled" family.
-func problem(seed uint64) (*mat.Dense, *mat.Dense, []float64, []float64) {
+func problem(seed uint64, T int) (*mat.Dense, *mat.Dense, []float64, []float64) {
 	rng := rand.New(rand.NewPCG(seed, 0x51))
 	Z := mat.NewDense(T, d, nil)
 	for i := 0; i < T; i++ {
@@ -269,6 +303,7 @@ func problem(seed uint64) (*mat.Dense, *mat.Dense, []float64, []float64) {
 // write stores X = Z·Λ^{1/2}·Vᵀ·diag(scales) (scales nil: none) for
 // condition number κ as LIBSVM text.
 func write(path string, Z, V *mat.Dense, y, scales []float64, kappa float64) error {
+	T, _ := Z.Dims()
 	lam := make([]float64, d)
 	for j := range lam {
 		lam[j] = 1

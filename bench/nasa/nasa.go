@@ -1,6 +1,7 @@
-// Command nasa reproduces the experiments of seed 001 (Ouyang and Gray,
-// "NASA: Achieving Lower Regrets and Faster Rates via Adaptive Stepsizes",
-// KDD 2012) with the sparseson binary, and picks --nasa_c's default:
+// Package nasa is the nasa suite of go run ./bench; it reproduces the
+// experiments of seed 001 (Ouyang and Gray, "NASA: Achieving Lower Regrets
+// and Faster Rates via Adaptive Stepsizes", KDD 2012) with the sparseson
+// binary, and picks --nasa_c's default:
 //
 //	-part ridge   §6.1: environment-changing ridge regression, NASA vs OGD, convex and strongly convex
 //	-part real    §6.2: the same protocol on abalone (ridge) and hinge-loss binary sets
@@ -9,7 +10,10 @@
 //	-part tune    test accuracy of --nasa over c = 2^j on every shared binary set (logistic, one pass): --nasa_c's default
 //	-part accept  the issue's acceptance: --nasa at its default c against AdaGrad on news20 and w8a, accuracy and ns/example
 //
-//	go run ./bench/nasa [-data ../shared/data] [-part ridge,real,sim,table1,tune,accept]
+//	go run ./bench nasa [-data ../shared/data] [-part ridge,real,sim,table1,tune,accept]
+//
+// -part ridge also writes its cumulative-loss curves to -out as
+// nasa_ridge_*.csv, from which the figures suite draws seed 001's Fig. 1.
 //
 // Every part but sim runs the built binary (bench/internal/run) and reads
 // the cumulative loss Σ_t ℓ(p_t, y_t) off its progressive predictions (-p):
@@ -28,23 +32,33 @@
 // λ‖x‖² with λ = 10⁻⁴ is --l2 2e-4 (sparseson's --l2 λ' shrinks by
 // 1 − λ'η, the gradient step of λ'/2·‖x‖²); the reported sums leave out the
 // λ‖x_t‖² term itself (below 10⁻³ per example here).
-package main
+package nasa
 
 import (
 	"flag"
-	"log"
+	"fmt"
 	"strings"
 
 	"github.com/sparseson/sparseson/bench/internal/run"
 )
 
-func main() {
-	dataDir := flag.String("data", "../shared/data", "directory of the shared datasets")
-	parts := flag.String("part", "ridge,real,sim,table1,tune,accept", "comma-separated parts to run")
-	hinge := flag.String("hinge_sets", "letter_am,splice", "binary sets of §6.2's hinge-loss runs")
-	shuffles := flag.Int("shuffles", 10, "random orders of news20 per Table 1 cell (the paper: 10 runs)")
-	repeat := flag.Int("repeat", 15, "alternated timed runs per learner in -part accept (the best is kept)")
-	flag.Parse()
+// Main runs the suite with its command-line arguments.
+func Main(env *run.Env, args []string) error {
+	fs := flag.NewFlagSet("nasa", flag.ContinueOnError)
+	env.Register(fs)
+	parts := fs.String("part", "ridge,real,sim,table1,tune,accept", "comma-separated parts to run")
+	hinge := fs.String("hinge_sets", "letter_am,splice", "binary sets of §6.2's hinge-loss runs")
+	shuffles := fs.Int("shuffles", 10, "random orders of news20 per Table 1 cell (the paper: 10 runs)")
+	repeat := fs.Int("repeat", 15, "alternated timed runs per learner in -part accept (the best is kept)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := env.Start(); err != nil {
+		return err
+	}
+	if err := env.QuickDefaults(fs, map[string]string{"part": "sim,real", "hinge_sets": "heart_scale", "shuffles": "1", "repeat": "1"}); err != nil {
+		return err
+	}
 	want := map[string]bool{}
 	for _, p := range strings.Split(*parts, ",") {
 		want[p] = true
@@ -52,26 +66,27 @@ func main() {
 	var bin string
 	if want["ridge"] || want["real"] || want["table1"] || want["tune"] || want["accept"] {
 		var err error
-		if bin, err = run.Binary(); err != nil {
-			log.Fatal(err)
+		if bin, err = env.Bin(); err != nil {
+			return err
 		}
 	}
 	steps := []struct {
 		name string
 		fn   func() error
 	}{
-		{"ridge", func() error { return ridge(bin) }},
-		{"real", func() error { return realData(bin, *dataDir, strings.Split(*hinge, ",")) }},
+		{"ridge", func() error { return ridge(env, bin) }},
+		{"real", func() error { return realData(env, bin, strings.Split(*hinge, ",")) }},
 		{"sim", func() error { sim(); return nil }},
-		{"table1", func() error { return table1(bin, *dataDir, *shuffles) }},
-		{"tune", func() error { return tune(bin, *dataDir) }},
-		{"accept", func() error { return accept(bin, *dataDir, *repeat) }},
+		{"table1", func() error { return table1(env, bin, *shuffles) }},
+		{"tune", func() error { return tune(env, bin) }},
+		{"accept", func() error { return accept(env, bin, *repeat) }},
 	}
 	for _, s := range steps {
 		if want[s.name] {
 			if err := s.fn(); err != nil {
-				log.Fatalf("%s: %v", s.name, err)
+				return fmt.Errorf("%s: %w", s.name, err)
 			}
 		}
 	}
+	return nil
 }

@@ -1,0 +1,175 @@
+// Command bench runs sparseson's reproducible benchmarks and paper
+// reproductions, one suite at a time or all of them:
+//
+//	go run ./bench <suite> [flags]     one suite (flags: go run ./bench <suite> -h)
+//	go run ./bench all                 speed, accuracy and figures; writes BENCHMARKS.md
+//	go run ./bench --quick             every suite on tiny inputs, asserting finite outputs (CI)
+//
+// The suites:
+//
+//	speed      ns/example, median and spread, peak RSS of each learner on news20; the -b sweep; parse throughput
+//	accuracy   test accuracy of every learner on every shared binary set (seed 002 Table 2, issue 4)
+//	figures    the papers' figures as PNG and SVG (figures.go): seed 004 Fig. 1, seed 002's spectral error, seed 000 §5.2, seed 001 Fig. 1, seed 003's comparison, ns/example vs m and vs -b
+//	synthetic  seed 004 §5.1: progressive error vs condition number κ
+//	spectral   seed 002 §6.1: relative spectral error of FD and RFD against sketch size
+//	sontune    the sweep behind SON's default α, C and to-sketch scale
+//	nasa       seed 001 (NASA): §6.1, §6.2, §6.3.1, Table 1, --nasa_c's sweep and acceptance
+//	multiclass 20-class news20: test error, cost and RSS of the OAA learners and softmax, -l sweep, OAA vs K × binary cost
+//	news20mc   writes 20-class news20 VW files (and the bundled testdata slice)
+//	ada        the FD-adaptive learners (seeds 000, 003): accuracy and default η, seed 000 §5.2, seed 003's comparison
+//
+// Every suite shares one flag and I/O layer (bench/internal/run.Env):
+// -data DIR (default ../shared/data) is where the shared datasets are
+// read from, -out DIR (default bench/out) where CSV files and figures are
+// written, and --quick swaps every input for its first few hundred lines
+// and every sweep for one setting. The suites run the sparseson binary,
+// built once per run from ./cmd/sparseson, so they measure exactly what a
+// user gets; run them from the repository root. The real datasets are
+// developer data and are not part of the repository.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sparseson/sparseson/bench/accuracy"
+	"github.com/sparseson/sparseson/bench/ada"
+	"github.com/sparseson/sparseson/bench/figures"
+	"github.com/sparseson/sparseson/bench/internal/run"
+	"github.com/sparseson/sparseson/bench/multiclass"
+	"github.com/sparseson/sparseson/bench/nasa"
+	"github.com/sparseson/sparseson/bench/news20mc"
+	"github.com/sparseson/sparseson/bench/sontune"
+	"github.com/sparseson/sparseson/bench/spectral"
+	"github.com/sparseson/sparseson/bench/speed"
+	"github.com/sparseson/sparseson/bench/synthetic"
+)
+
+// suite is one entry of the dispatcher.
+type suite struct {
+	name string
+	main func(env *run.Env, args []string) error
+}
+
+var suites = []suite{
+	{"speed", speed.Main},
+	{"accuracy", accuracy.Main},
+	{"figures", figures.Main},
+	{"synthetic", synthetic.Main},
+	{"spectral", spectral.Main},
+	{"sontune", sontune.Main},
+	{"nasa", nasa.Main},
+	{"multiclass", multiclass.Main},
+	{"news20mc", news20mc.Main},
+	{"ada", ada.Main},
+}
+
+func main() {
+	if err := dispatch(os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func dispatch(args []string) error {
+	env := run.NewEnv()
+	defer env.Close()
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	env.Register(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: go run ./bench [-data DIR] [-out DIR] [--quick] <suite|all> [suite flags]\nsuites:")
+		for _, s := range suites {
+			fmt.Fprintf(fs.Output(), " %s", s.name)
+		}
+		fmt.Fprintln(fs.Output())
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		if !env.Quick {
+			fs.Usage()
+			return errors.New("no suite named (all runs every one; --quick alone smoke-tests every one)")
+		}
+		return quick(env)
+	}
+	name, sargs := rest[0], rest[1:]
+	if name == "all" {
+		return all(env, sargs)
+	}
+	for _, s := range suites {
+		if s.name == name {
+			return s.main(env, sargs)
+		}
+	}
+	return fmt.Errorf("unknown suite %q", name)
+}
+
+// quick runs every suite on tiny inputs; each asserts (run.Env.Finite)
+// that what it reports is a finite number.
+func quick(env *run.Env) error {
+	start := time.Now()
+	if err := env.Start(); err != nil {
+		return err
+	}
+	for _, s := range suites {
+		t := time.Now()
+		// The suites' tables go to stdout; a quick run shows only its verdicts.
+		restore, err := silence()
+		if err != nil {
+			return err
+		}
+		err = s.main(env, nil)
+		restore()
+		if err != nil {
+			return fmt.Errorf("--quick %s: %w", s.name, err)
+		}
+		fmt.Printf("quick %-10s ok  %5.1fs\n", s.name, time.Since(t).Seconds())
+	}
+	fmt.Printf("quick: every suite ran, %d numbers checked finite, %.0fs\n", env.Checked(), time.Since(start).Seconds())
+	return nil
+}
+
+// silence sends stdout to /dev/null until restore is called.
+func silence() (restore func(), err error) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	saved := os.Stdout
+	os.Stdout = null
+	return func() { os.Stdout = saved; null.Close() }, nil
+}
+
+// capture runs fn with stdout copied into a buffer as well, and returns
+// what it printed.
+func capture(fn func() error) (string, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "", err
+	}
+	saved := os.Stdout
+	os.Stdout = w
+	var buf strings.Builder
+	done := make(chan struct{})
+	go func() {
+		io.Copy(io.MultiWriter(saved, &buf), r)
+		close(done)
+	}()
+	err = fn()
+	w.Close()
+	<-done
+	os.Stdout = saved
+	r.Close()
+	return buf.String(), err
+}
