@@ -32,3 +32,6 @@ func MergeState(s *SON) (t, w float64, dd map[uint32]float64) {
 	}
 	return s.t, s.w, dd
 }
+
+// SumG2 returns Σ‖ĝ‖² (the scaled-space form's energy, scaled.go).
+func SumG2(s *SON) float64 { return s.sumG2 }
