@@ -503,7 +503,10 @@ func (g *GD) learnScalar(ex *sparse.Example) float64 {
 func (g *GD) stepAccel(ex *sparse.Example, eta, u, beta float64) {
 	s := &g.ns
 	rows := g.tab.Rows
-	l2 := eta * g.cfg.L2 * ex.Weight
+	// η·λ·h ≥ 1 would overshoot the ridge's shrink (x ← x − l2·x^md with
+	// l2 > 1): the coefficients then grow by l2 per step until the weights
+	// overflow. It is capped at 1, as syncScale's shrink to zero is.
+	l2 := min(eta*g.cfg.L2*ex.Weight, 1)
 	inv := 1 / beta
 	mdA, mdB := inv*s.a+(1-inv)*s.c, inv*s.b+(1-inv)*s.e
 	a, b := s.a-l2*mdA, s.b-l2*mdB
