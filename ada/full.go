@@ -222,6 +222,10 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 	return pred
 }
 
+// Rejected counts the steps refused as numerically out of range (the
+// CLI's end-of-run warning reads it).
+func (f *Full) Rejected() int { return f.refused }
+
 // maxWeight bounds |β_j| (sparse/step.go's bound).
 const maxWeight = 1e140
 
