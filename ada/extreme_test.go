@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
@@ -37,6 +38,24 @@ var extremeStreams = []struct {
 	// ĝ, but the core's Σ‖ĝ‖² (saved) went to +Inf and the model did not
 	// load.
 	{"huge_gradient", repeated(200, 1, 1e9, []uint32{3}, []float64{1e72})},
+	// Magnitudes across the float64 range (as TestShampooExtremeInputs).
+	{"wild_scales", wildScales(400)},
+}
+
+// wildScales is n examples of 4 features of magnitude 1e±150 and importance
+// weights of 1, 1e-200, 1e200 and 3, labels ±1.
+func wildScales(n int) []sparse.Example {
+	rng := rand.New(rand.NewPCG(1, 1))
+	out := make([]sparse.Example, n)
+	for i := range out {
+		ex := sparse.Example{HasLabel: true, Label: float64(1 - 2*(i%2)), Weight: []float64{1, 1e-200, 1e200, 3}[i%4]}
+		for j := 0; j < 4; j++ {
+			ex.Idx = append(ex.Idx, uint32(10*j+rng.IntN(10))) // distinct, as the parser's
+			ex.Val = append(ex.Val, rng.NormFloat64()*math.Pow(10, float64(rng.IntN(301)-150)))
+		}
+		out[i] = ex
+	}
+	return out
 }
 
 // saveLoad saves a, loads it back, and checks that the loaded model saves
@@ -113,6 +132,38 @@ func TestExtremeInputs(t *testing.T) {
 						return Load(r, cfg, extremeLoss(lossName))
 					}, &st.data[0])
 				})
+			}
+		}
+	}
+}
+
+// TestFullExtremeInputs: the streams through ADA-FULL under both updates
+// (δ of seed 000 §5.1 and δ = 0, the pseudo-inverse). Under dual
+// averaging ḡ_j was unbounded: the classic loss's ℓ′ grows with the score,
+// ḡ_j·x_j overflowed, and the next score was Inf − Inf = NaN; ḡ_j now stays
+// within ±1e140 (the step is refused and counted, as the split learners').
+func TestFullExtremeInputs(t *testing.T) {
+	for _, st := range extremeStreams {
+		for _, u := range []Update{Mirror, Dual} {
+			for _, delta := range []float64{DefaultDelta(u), 0} {
+				for _, lossName := range []string{"classic", "logistic"} {
+					cfg := Config{Bits: 8, Precond: Delta, Update: u, Eta: 0.5, Delta: delta}
+					t.Run(fmt.Sprintf("%s/%s_delta%g_%s", st.name, []string{"mirror", "dual"}[u], delta, lossName), func(t *testing.T) {
+						f, err := NewFull(cfg, extremeLoss(lossName))
+						if err != nil {
+							t.Fatal(err)
+						}
+						for i := range st.data {
+							if p := f.Learn(&st.data[i]); !isFinite(p) {
+								t.Fatalf("example %d: prediction %v", i, p)
+							}
+						}
+						checkFinite(t, f, st.data)
+						saveLoad(t, f, func(r *model.Reader) (sparse.Learner, error) {
+							return LoadFull(r, cfg, extremeLoss(lossName))
+						}, &st.data[0])
+					})
+				}
 			}
 		}
 	}
