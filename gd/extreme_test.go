@@ -68,3 +68,22 @@ func TestADADiagDualExtreme(t *testing.T) {
 	g.Learn(&ex)
 	saveLoadFinite(t, g, cfg, l)
 }
+
+// TestNASAUnderflowLoads (FuzzLearners 62707d444edb602a): with importance
+// weights of 1e-300 the squares of the gradient sums underflow; the
+// incremental ‖G‖² (0) and its exact re-sum (1e-312) then differ by more
+// than the loader's relative tolerance, and the saved model was refused.
+func TestNASAUnderflowLoads(t *testing.T) {
+	cfg := Config{Bits: 8, Eta: 0.5, Step: StepNASAStrong, NasaH: 1}
+	l := &loss.Expectile{Q: 0.25}
+	l.Observe(-2)
+	g, err := New(cfg, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range []float64{1e-18, 1e72, 1e54, 1e54, 1e54, 1e144} {
+		ex := sparse.Example{HasLabel: true, Label: -2, Weight: 1e-300, Idx: []uint32{uint32(1 + min(i, 1))}, Val: []float64{v}}
+		g.Learn(&ex)
+	}
+	saveLoadFinite(t, g, cfg, l)
+}

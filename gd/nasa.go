@@ -302,8 +302,11 @@ func (g *GD) checkScalarState() error {
 		// N is ‖G‖² up to the rounding of the incremental updates since
 		// the last exact re-sum, each at most a few ε·(N + ‖g‖²), and
 		// N ≤ t·Σ‖g_i‖²: a loose bound that only gross damage exceeds.
+		// Below the normal range (gradients of 1e-300 importance) each
+		// update's squares underflow, an absolute error of up to ~1e-308
+		// that no relative bound covers: (t+1)·1e-300 allows for it.
 		exact := g.exactSumSq()
-		if math.Abs(s.sumSq-exact) > 1e-6*(exact+s.sumSq+s.steps*s.gradSum) {
+		if math.Abs(s.sumSq-exact) > 1e-6*(exact+s.sumSq+s.steps*s.gradSum)+(s.steps+1)*1e-300 {
 			return fmt.Errorf("‖G‖² = %v disagrees with the stored gradient sums (%v)", s.sumSq, exact)
 		}
 	}
