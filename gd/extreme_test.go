@@ -87,3 +87,30 @@ func TestNASAUnderflowLoads(t *testing.T) {
 	}
 	saveLoadFinite(t, g, cfg, l)
 }
+
+// TestNASANonNegativeSumSq (FuzzLearners 4e68b426672e1c89): the
+// incremental ‖G‖² += 2·gs·(G·x) + ‖g‖² cancelled below zero (a gradient of
+// importance 1e18 undoing a sum of 1e-300 ones, x spanning 1e9…2e-18),
+// and the saved model was refused ("negative sum of squares"). It is
+// kept ≥ 0, as ‖G‖² is.
+func TestNASANonNegativeSumSq(t *testing.T) {
+	cfg := Config{Bits: 10, Eta: 0.5, Step: StepNASAStrong, NasaH: 1}
+	l := &loss.Squared{}
+	g, err := New(cfg, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ex := range []sparse.Example{
+		{Label: -1e18, Weight: 1e-300, Idx: []uint32{816}, Val: []float64{3.0000000000000002e-18}},
+		{Label: -1e18, Weight: 1e-300, Idx: []uint32{816}, Val: []float64{3.0000000000000005e-36}},
+		{Label: 1e18, Weight: 1e-300},
+		{Label: 100, Weight: 1e-300, Initial: -1e18, Idx: []uint32{961, 82}, Val: []float64{1e9, 2e-18}},
+		{Label: 100, Weight: 1e18, Initial: -1e18, Idx: []uint32{961, 82}, Val: []float64{1e9, 2e-18}},
+		{Label: 100, Weight: 1e18, Initial: -1e18, Idx: []uint32{961, 82}, Val: []float64{1e9, 2e-18}},
+	} {
+		ex.HasLabel = true
+		l.Observe(ex.Label)
+		g.Learn(&ex)
+	}
+	saveLoadFinite(t, g, cfg, l)
+}

@@ -405,7 +405,10 @@ func (g *GD) learnScalar(ex *sparse.Example) float64 {
 			// g_t = 0: δ̄_t = −G/t everywhere.
 			v = sumSq / (k * k)
 		default:
-			sumSq += 2*gs*Gx + ng
+			// ≥ 0 as ‖G‖² is: the cancellation of 2·gs·Gx against N
+			// (a gradient undoing a huge sum) can round below zero, and
+			// the state is saved (the loader refuses a negative N).
+			sumSq = max(sumSq+(2*gs*Gx+ng), 0)
 			var in, sI float64
 			for i, o := range g.rows {
 				gj := gs * ex.Val[i]
