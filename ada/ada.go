@@ -173,6 +173,11 @@ func (a *Learner) Learn(ex *sparse.Example) float64 {
 	return pred
 }
 
+// Rejected counts the steps refused as numerically out of range (a weight,
+// or ḡ_j under dual averaging, beyond ±1e140: sparse.Split.Step); the
+// CLI's end-of-run warning reads it.
+func (a *Learner) Rejected() int { return a.sp.Refused() }
+
 // Weights implements sparse.Learner: β_j for every feature seen.
 func (a *Learner) Weights(fn func(slot uint32, w float64)) {
 	if a.cfg.Update == Mirror {

@@ -171,14 +171,25 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 	if !(h > 0) || !isFinite(pred) || !isFinite(d) {
 		return pred
 	}
+	g := h * d
+	rows := f.tab.Rows
+	if f.cfg.Update == Dual {
+		// ḡ_j stays within ±maxWeight, as the split learners' (the core's
+		// Step): beyond it the example is refused and counted, before
+		// anything changes.
+		for k, r := range f.rows {
+			if !(math.Abs(rows[r]+g*ex.Val[k]) <= maxWeight) {
+				f.refused++
+				return pred
+			}
+		}
+	}
 	f.t++
 	f.gs = grow(f.gs, len(f.rows))
 	for k, x := range ex.Val {
 		f.gs[k] = math.Sqrt(h) * d * x
 	}
 	f.addOuter()
-	g := h * d
-	rows := f.tab.Rows
 	if f.cfg.Update == Dual {
 		for k, r := range f.rows {
 			rows[r] += g * ex.Val[k]
@@ -221,6 +232,10 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 	}
 	return pred
 }
+
+// Rejected counts the steps refused as numerically out of range (the
+// CLI's end-of-run warning reads it).
+func (f *Full) Rejected() int { return f.refused }
 
 // maxWeight bounds |β_j| (sparse/step.go's bound).
 const maxWeight = 1e140

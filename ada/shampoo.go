@@ -422,6 +422,10 @@ func (m *Shampoo) Learn(ex *sparse.Example) float64 {
 	return float64(pred)
 }
 
+// Rejected counts the examples not learned because Ḡ or ‖G‖ would
+// overflow (the CLI's end-of-run warning reads it).
+func (m *Shampoo) Rejected() int { return int(m.refused) }
+
 // Probabilities implements sparse.Multiclass: softmax(s) of the last
 // example.
 func (m *Shampoo) Probabilities(p []float64) { copy(p, m.p) }

@@ -90,12 +90,20 @@ func (g *GD) learnDual(ex *sparse.Example) float64 {
 	if !(h > 0) || math.IsNaN(p) || math.IsInf(p, 0) || math.IsNaN(d) || math.IsInf(d, 0) || d == 0 {
 		return p
 	}
+	if !gradInRange(h*d, ex) {
+		// As the mirror-descent AdaGrad: a feature's gradient beyond
+		// ±1e150 is refused, so ḡ_j stays finite.
+		g.rejected++
+		return p
+	}
 	g.t += h
 	rows := g.tab.Rows
 	for i, o := range g.rows {
 		gx := d * ex.Val[i]
 		rows[o+colW] += h * gx
-		rows[o+colG] += h * gx * gx
+		// Saturated, not infinite (a tiny h with a huge ℓ′·x): the
+		// state is saved, and G_j at the top of the range zeroes β_j.
+		rows[o+colG] = min(rows[o+colG]+h*gx*gx, math.MaxFloat64)
 	}
 	return p
 }

@@ -302,8 +302,11 @@ func (g *GD) checkScalarState() error {
 		// N is ‖G‖² up to the rounding of the incremental updates since
 		// the last exact re-sum, each at most a few ε·(N + ‖g‖²), and
 		// N ≤ t·Σ‖g_i‖²: a loose bound that only gross damage exceeds.
+		// Below the normal range (gradients of 1e-300 importance) each
+		// update's squares underflow, an absolute error of up to ~1e-308
+		// that no relative bound covers: (t+1)·1e-300 allows for it.
 		exact := g.exactSumSq()
-		if math.Abs(s.sumSq-exact) > 1e-6*(exact+s.sumSq+s.steps*s.gradSum) {
+		if math.Abs(s.sumSq-exact) > 1e-6*(exact+s.sumSq+s.steps*s.gradSum)+(s.steps+1)*1e-300 {
 			return fmt.Errorf("‖G‖² = %v disagrees with the stored gradient sums (%v)", s.sumSq, exact)
 		}
 	}
@@ -402,7 +405,10 @@ func (g *GD) learnScalar(ex *sparse.Example) float64 {
 			// g_t = 0: δ̄_t = −G/t everywhere.
 			v = sumSq / (k * k)
 		default:
-			sumSq += 2*gs*Gx + ng
+			// ≥ 0 as ‖G‖² is: the cancellation of 2·gs·Gx against N
+			// (a gradient undoing a huge sum) can round below zero, and
+			// the state is saved (the loader refuses a negative N).
+			sumSq = max(sumSq+(2*gs*Gx+ng), 0)
 			var in, sI float64
 			for i, o := range g.rows {
 				gj := gs * ex.Val[i]
@@ -503,7 +509,10 @@ func (g *GD) learnScalar(ex *sparse.Example) float64 {
 func (g *GD) stepAccel(ex *sparse.Example, eta, u, beta float64) {
 	s := &g.ns
 	rows := g.tab.Rows
-	l2 := eta * g.cfg.L2 * ex.Weight
+	// η·λ·h ≥ 1 would overshoot the ridge's shrink (x ← x − l2·x^md with
+	// l2 > 1): the coefficients then grow by l2 per step until the weights
+	// overflow. It is capped at 1, as syncScale's shrink to zero is.
+	l2 := min(eta*g.cfg.L2*ex.Weight, 1)
 	inv := 1 / beta
 	mdA, mdB := inv*s.a+(1-inv)*s.c, inv*s.b+(1-inv)*s.e
 	a, b := s.a-l2*mdA, s.b-l2*mdB

@@ -355,7 +355,8 @@ func (s *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	}
 	if s.p > 0 {
 		if v := c * c * s.inRowSpace(st.Z[:m]); v > 0 && finite(v) {
-			s.capt += v
+			// Saturated: it is saved with the model (as the core's Σ‖ĝ‖²).
+			s.capt = min(s.capt+v, math.MaxFloat64)
 		}
 	}
 	// q = c·z + (κ/2)·r with z = Z_{t−1}x̃ (zero before the first row).

@@ -71,7 +71,7 @@ func (o *Observed) Sketch(c float64) []float64 {
 	s.c = c
 	s.st.C, s.st.N, s.st.Z = c, o.sp.n, s.z[:len(s.st.Z)]
 	s.sk.Update(&s.st, &o.h)
-	s.sumG2 += c * c * o.sp.n
+	s.sumG2 = sat(s.sumG2 + c*c*o.sp.n) // saved with the model: kept finite
 	return s.st.Z
 }
 

@@ -198,9 +198,12 @@ func (d *driver) run() (err error) {
 		defer func() { err = &interruptError{sig: d.sigs.sig, examples: d.seen, saved: c.final} }()
 	}
 	if r, ok := d.learner.(interface{ Rejected() int }); ok && r.Rejected() > 0 {
-		if d.fam == sonFamily {
+		switch d.fam {
+		case sonFamily:
 			fmt.Fprintf(d.stderr, "sparseson: warning: %d SON steps refused as numerically out of range (a weight beyond ±1e140); the model stays finite, but the data's scale does not suit --alpha: try the default --diag pre-scaling or a larger --alpha\n", r.Rejected())
-		} else {
+		case adaFamily, shampooFamily:
+			fmt.Fprintf(d.stderr, "sparseson: warning: %d FD-adaptive steps refused as numerically out of range (a weight or gradient sum beyond ±1e140, or a gradient beyond the sketch's range); the model stays finite, but the data's scale or -l is far beyond what the learner can represent\n", r.Rejected())
+		default:
 			fmt.Fprintf(d.stderr, "sparseson: warning: %d updates refused as numerically out of range (a feature's gradient beyond ±1e150: values, namespace scales or interactions far beyond 1e18, or a diverging loss); the model stays finite\n", r.Rejected())
 		}
 	}

@@ -65,3 +65,30 @@ func TestExtremeScalesKeepModelsLoadable(t *testing.T) {
 		}
 	}
 }
+
+// TestExtremeScalesFDAdaptive: the FD-adaptive learners and ADA-FULL with
+// an absurd step size on the ill-scaled data refuse their steps, say so
+// in the end-of-run warning, and write models that load and predict
+// finitely.
+func TestExtremeScalesFDAdaptive(t *testing.T) {
+	dir := t.TempDir()
+	data := write(t, filepath.Join(dir, "ill.vw"), illScaled(300))
+	for _, l := range [][]string{{"--ada_fd"}, {"--ada_ffd"}, {"--sada"}, {"--sada_fast"}, {"--ada_full", "-b", "8"}} {
+		name := strings.TrimPrefix(l[0], "--")
+		t.Run(name, func(t *testing.T) {
+			m := filepath.Join(dir, name+".model")
+			stderr := mustRun(t, nil, append(append([]string{"--quiet", "-l", "1e300", "-f", m}, l...), data)...)
+			if !strings.Contains(stderr, "FD-adaptive steps refused") {
+				t.Errorf("no warning of refused steps:\n%s", stderr)
+			}
+			p := filepath.Join(dir, name+".pred")
+			mustRun(t, nil, "--quiet", "-t", "-i", m, "-p", p, data)
+			for i, line := range strings.Split(strings.TrimSpace(read(t, p)), "\n") {
+				v, err := strconv.ParseFloat(strings.Fields(line)[0], 64)
+				if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("prediction %d: %q", i+1, line)
+				}
+			}
+		})
+	}
+}
