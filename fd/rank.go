@@ -83,7 +83,7 @@ func (s *Sketch) rankStep(st *sparse.Step, h sparse.Host, c, kap float64, zero b
 // the append (the old rows' entries are those of Z_old·x; the old rows of
 // C are zero in the new column).
 func (s *Sketch) rediagonalize(z []float64, c, kap float64) {
-	q0, p, pm := s.q-1, s.p, s.pmax
+	q0, p := s.q-1, s.p
 	if q0 < 0 || s.diag {
 		return
 	}
@@ -101,24 +101,7 @@ func (s *Sketch) rediagonalize(z []float64, c, kap float64) {
 	for keep < g && lam[keep] > EigTol*lam[0] {
 		keep++
 	}
-	fs := pm + 1
-	for i := 0; i < keep; i++ {
-		row := s.fa[i*fs : i*fs+p]
-		clear(row)
-		for j := 0; j < g; j++ {
-			if w := U[j*g+i]; w != 0 {
-				axpy(w, s.C[j*pm:j*pm+p], row)
-			}
-		}
-		s.eNew[i] = lam[i]
-	}
-	for i := 0; i < keep; i++ {
-		copy(s.C[i*pm:i*pm+p], s.fa[i*fs:i*fs+p])
-	}
-	for i := keep; i < g; i++ {
-		clear(s.C[i*pm : i*pm+p])
-	}
-	s.setDiag(keep)
+	s.rotateRows(U, lam, g, keep)
 }
 
 // merge replaces S by the q-row sketch with S′ᵀS′ = SᵀS + ĝĝᵀ for ĝ = Zᵀa
@@ -145,7 +128,19 @@ func (s *Sketch) merge(a []float64) bool {
 	for keep < q && lam[keep] > EigTol*lam[0] {
 		keep++
 	}
-	// C′_i = Σ_j U_ji·[C; aᵀ]_j, through fa (stride pm+1).
+	s.rotateRows(U, lam, g, keep)
+	if s.alpha == 0 {
+		s.refreshPinv()
+	}
+	return true
+}
+
+// rotateRows sets the sketch to the diagonal state of the g×g
+// eigendecomposition (lam, U) of the Gram matrix of C's first g rows:
+// C′_i = Σ_j U_ji·C_j for the keep leading eigenvalues (through fa,
+// stride pm+1), E = λ_{1:keep}, and the other rows cleared.
+func (s *Sketch) rotateRows(U, lam []float64, g, keep int) {
+	p, pm := s.p, s.pmax
 	fs := pm + 1
 	for i := 0; i < keep; i++ {
 		row := s.fa[i*fs : i*fs+p]
@@ -164,8 +159,4 @@ func (s *Sketch) merge(a []float64) bool {
 		clear(s.C[i*pm : i*pm+p])
 	}
 	s.setDiag(keep)
-	if s.alpha == 0 {
-		s.refreshPinv()
-	}
-	return true
 }
