@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
@@ -49,6 +50,7 @@ type OAA struct {
 	scores []float64     // the bases' raw scores of the last example
 	ids    *sparse.Table // slot → its number (row), Keys: number → slot
 	idx    []uint32      // the example's features as numbers
+	par    *parallel     // the classes' split over cores (oaa_parallel.go)
 }
 
 // NewOAA builds K untrained bases for a hash space of 2^bits slots.
@@ -74,7 +76,12 @@ func newOAA(k int, bits uint) (*OAA, error) {
 	if bits < 1 || bits > sparse.MaxBits {
 		return nil, fmt.Errorf("-b %d out of range 1..%d", bits, sparse.MaxBits)
 	}
-	return &OAA{bases: make([]sparse.Learner, k), scores: make([]float64, k), ids: sparse.NewTable(bits, 0)}, nil
+	core := &oaaCore{bases: make([]sparse.Learner, k), scores: make([]float64, k)}
+	o := &OAA{bases: core.bases, scores: core.scores, ids: sparse.NewTable(bits, 0)}
+	o.par = newParallel(core, runtime.GOMAXPROCS(0))
+	// The helpers hold the core, not o: when o is unreachable they stop.
+	runtime.AddCleanup(o, stopParallel, o.par)
+	return o, nil
 }
 
 // LoadOAA restores an OAA saved by Save; k and bits are the model's.
@@ -138,9 +145,7 @@ func (o *OAA) number(ex *sparse.Example) []uint32 {
 // Predict implements sparse.Learner: the predicted class.
 func (o *OAA) Predict(ex *sparse.Example) float64 {
 	slots := o.number(ex)
-	for k, b := range o.bases {
-		o.scores[k] = b.Predict(ex)
-	}
+	o.par.each(ex, 0)
 	ex.Idx = slots
 	return float64(argmax(o.scores))
 }
@@ -154,13 +159,7 @@ func (o *OAA) Learn(ex *sparse.Example) float64 {
 		return o.Predict(ex)
 	}
 	slots := o.number(ex)
-	for k, b := range o.bases {
-		ex.Label = -1
-		if k+1 == c {
-			ex.Label = 1
-		}
-		o.scores[k] = b.Learn(ex)
-	}
+	o.par.each(ex, c)
 	ex.Label, ex.Idx = y, slots
 	return float64(argmax(o.scores))
 }

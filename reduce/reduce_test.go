@@ -3,10 +3,13 @@ package reduce
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sparseson/sparseson/gd"
 	"github.com/sparseson/sparseson/internal/dense"
@@ -63,13 +66,25 @@ func classStream(n, k int, seed uint64) []sparse.Example {
 // class (the first highest score) and the final weights are bit-identical
 // to K separately trained learners — and the example's label is left as
 // it was.
+//
+// It holds whatever the classes' split over cores: serially, and in 2 and
+// 3 parts forced on every example (run with -race to see that the parts
+// share nothing they write).
 func TestOAAIsKBinaryLearners(t *testing.T) {
+	for _, parts := range []int{1, 2, 3} {
+		t.Run(fmt.Sprintf("parts=%d", parts), func(t *testing.T) { testOAAIsKBinary(t, parts) })
+	}
+}
+
+func testOAAIsKBinary(t *testing.T, parts int) {
 	const k = 5
 	data := classStream(2000, k, 1)
 	o, err := NewOAA(k, 12, gdFactory(t))
 	if err != nil {
 		t.Fatal(err)
 	}
+	o.SetCores(parts)
+	o.par.min = 0
 	sep := make([]*gd.GD, k)
 	for c := range sep {
 		sep[c], _ = gd.New(adagrad, loss.Logistic{})
@@ -78,6 +93,14 @@ func TestOAAIsKBinaryLearners(t *testing.T) {
 	for i := range data {
 		ex := &data[i]
 		y := ex.Label
+		if i%7 == 0 {
+			o.Predict(ex)
+			for c := range sep {
+				if s := sep[c].Predict(ex); s != o.scores[c] {
+					t.Fatalf("example %d class %d: OAA predicts %v, separate learner %v", i, c+1, o.scores[c], s)
+				}
+			}
+		}
 		got := o.Learn(ex)
 		if ex.Label != y {
 			t.Fatalf("example %d: label %v left as %v", i, y, ex.Label)
@@ -315,8 +338,13 @@ func BenchmarkOAA(b *testing.B) {
 	}
 	cfg := adagrad
 	cfg.Bits = 18
-	o, _ := NewOAA(20, 18, func(*model.Reader) (sparse.Learner, error) { return gd.New(cfg, loss.Logistic{}) })
-	dense.Steady(b, o, cls)
+	for _, cores := range []int{1, 2} {
+		b.Run(fmt.Sprintf("cores=%d", cores), func(b *testing.B) {
+			o, _ := NewOAA(20, 18, func(*model.Reader) (sparse.Learner, error) { return gd.New(cfg, loss.Logistic{}) })
+			o.SetCores(cores)
+			dense.Steady(b, o, cls)
+		})
+	}
 }
 
 func BenchmarkBinary(b *testing.B) {
@@ -324,4 +352,34 @@ func BenchmarkBinary(b *testing.B) {
 	cfg.Bits = 18
 	g, _ := gd.New(cfg, loss.Logistic{})
 	dense.Steady(b, g, dense.News(18))
+}
+
+// TestOAAParallelPaths: the classes shared out over 2 and 3 threads give
+// the serial scores while the helpers spin, after they have parked (a
+// pause longer than spinFor), across the wrap of the 32-bit generation
+// counter, and after SetCores has replaced the helpers.
+func TestOAAParallelPaths(t *testing.T) {
+	const k = 7
+	data := classStream(600, k, 3)
+	for _, threads := range []int{2, 3} {
+		o, _ := NewOAA(k, 12, gdFactory(t))
+		o.SetCores(threads)
+		o.par.min = 0
+		o.par.state.Store(uint64(1<<32-3) << 32) // wraps within 3 examples
+		ref, _ := NewOAA(k, 12, gdFactory(t))
+		ref.SetCores(1)
+		for i := range data {
+			switch i {
+			case 200, 201:
+				time.Sleep(4 * spinFor)
+			case 400:
+				o.SetCores(threads)
+				o.par.min = 0
+			}
+			got, want := o.Learn(&data[i]), ref.Learn(&data[i])
+			if got != want || !slices.Equal(o.scores, ref.scores) {
+				t.Fatalf("%d threads, example %d: class %v scores %v, serial %v %v", threads, i, got, o.scores, want, ref.scores)
+			}
+		}
+	}
 }
