@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"testing"
 
 	"github.com/sparseson/sparseson/bench/internal/run"
 	"github.com/sparseson/sparseson/bench/synthetic"
@@ -71,12 +72,12 @@ func synthText(env *run.Env, dir string, copies int) ([]*input, error) {
 }
 
 // writeSynthetic runs the synthetic suite's -write in a child process of
-// this program when it can (go run ./bench): its matrices (T×d twice)
-// would otherwise raise this process's peak RSS, which every later child
-// reports as its own (see repeatFile). Elsewhere (tests) it runs here.
+// this program (the bench command): its matrices (T×d twice) would
+// otherwise raise this process's peak RSS, which every later child
+// reports as its own (see repeatFile). In a test binary it runs here.
 func writeSynthetic(dir, family string, T int) error {
 	args := []string{"-write", dir, "-family", family, "-T", strconv.Itoa(T), "-kappas", synthKappa}
-	if self, err := os.Executable(); err == nil && filepath.Base(self) == "bench" {
+	if self, err := os.Executable(); err == nil && !testing.Testing() {
 		cmd := exec.Command(self, append([]string{"synthetic"}, args...)...)
 		cmd.Stderr = os.Stderr
 		return cmd.Run()
