@@ -87,7 +87,7 @@ func Main(env *run.Env, args []string) error {
 	if env.Quick {
 		filter = &news20.Filter{Lines: run.QuickLines}
 	}
-	if err := env.QuickDefaults(fs, map[string]string{"part": "errors", "only": "^AdaGrad-OAA$", "repeat": "1", "passes": "1"}); err != nil {
+	if err := env.QuickDefaults(fs, map[string]string{"part": "errors,tune", "only": "^AdaGrad-OAA$", "repeat": "1", "passes": "1"}); err != nil {
 		return err
 	}
 	bin, err := env.Bin()
