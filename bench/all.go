@@ -21,21 +21,40 @@ type step struct {
 	about        string
 }
 
-// allSteps are the runs behind BENCHMARKS.md, chosen to finish in about
-// half an hour on 2 shared cores: a few passes per timed run (the rounds
-// are alternated, so every setting sees the same load), logistic loss
-// only for the accuracy table.
+// allSteps are the runs behind BENCHMARKS.md, chosen to finish in under
+// 45 minutes on 2 shared cores (≈ 39 estimated at load 4–6): a few
+// passes per timed run (the rounds are alternated, so every setting sees
+// the same load), logistic loss only for the accuracy table, reduced
+// grids for the ada accuracy, sontune and NASA Table 1 tables. The steps
+// run one after another: every accuracy suite already runs its settings
+// on all cores (run.Parallel), so two at a time would gain nothing.
 var allSteps = []step{
-	{"Speed: every learner at m ∈ {0, 5, 10, 20, 50}", "speed", []string{"-set", "learners", "-passes", "5", "-repeat", "3"},
-		"news20.train (11314 examples) read five times from the example cache per run (56,570 examples, no holdout), three rounds of every setting in turn; logistic loss, -b 18, each learner at its defaults. CPU ns/example is the round with the least CPU time (user + system, all threads); the median and the spread ((max − min) / median) are over the three rounds."},
+	{"Speed: every learner at m ∈ {0, 5, 10, 20, 50}", "speed", []string{"-set", "learners", "-passes", "3", "-repeat", "3"},
+		"news20.train (11314 examples) read three times from the example cache per run (33,942 examples, no holdout), three rounds of every setting in turn; logistic loss, -b 18, each learner at its defaults. CPU ns/example is the round with the least CPU time (user + system, all threads); the median and the spread ((max − min) / median) are over the three rounds."},
 	{"Speed: the hash space -b 16…24", "speed", []string{"-set", "bits", "-kinds", "oja,fd,rfd,rp", "-passes", "3", "-repeat", "3"},
 		"The same protocol (three passes per run) at -b 16, 18, 20, 22, 24, m = 10."},
+	{"Speed: news20.train ×10 as VW text", "speed", []string{"-set", "text", "-repeat", "3"},
+		"The main learners at m = 10 (ADA-FD: the FD-adaptive learner, at the same m rather than its default τ = 20) reading news20.train concatenated ten times (113,140 examples) as plain VW text in one pass, no cache: parsing included. MB/s is of text, by wall time; three rounds in turn, least CPU time kept."},
+	{"Speed: the synthetic sets", "speed", []string{"-set", "synthetic", "-repeat", "3"},
+		"The same learners on the synthetic suite's sets (seed 004 §5.1, κ = 100, T = 10000, d = 100 dense; rotated, and scaled per coordinate by 10^U(−2,2)), each concatenated ten times (100,000 examples) as LIBSVM text, one pass, parsing included."},
 	{"Parse throughput", "speed", []string{"-set", "parse", "-repeat", "5"},
 		"Test-only runs (no learning) over plain, gzip and zstd copies of the same text."},
 	{"Accuracy of every learner on every shared binary set", "accuracy", []string{"-loss", "logistic"},
 		"One pass, test accuracy (%); plain columns at their defaults, starred at the best α₀ (AdaGrad: -l) = 2^j, j = −8…8, chosen on the test set; liblinear from ../shared/data/MANIFEST.md."},
 	{"Accuracy on 20-class news20", "multiclass", []string{"-part", "errors"},
-		"Test error (%) after one pass and after three (holdout keeps the best pass)."},
+		"One-pass progressive error (%, the training run's average 0/1 loss), test error (%) after one pass and after three (holdout keeps the best pass)."},
+	{"20-class news20 over the 2^j grid", "multiclass", []string{"-part", "tune", "-only", "^(AdaGrad-OAA|Oja-SON-OAA m=10)$"},
+		"One-pass test error (%) at -l = 2^j, j = −2…2 (chosen on the test set, which flatters every column alike); the first-order and the sketched OAA learner."},
+	{"Seed 004 §5.1: progressive error vs κ, every learner", "synthetic", nil,
+		"The rotated family (the paper's): every learner of the synthetic suite, the tuned ones at their best rate over 2^j."},
+	{"Seed 004 §5.1, scaled: progressive error vs κ", "synthetic", []string{"-family", "scaled"},
+		"The same with every coordinate scaled by its own 10^U(−2,2)."},
+	{"Seed 001 (NASA): §6.2, §6.3.1 and Table 1", "nasa", []string{"-part", "real,sim,table1", "-shuffles", "3"},
+		"§6.1 (ridge) is in the figures section; Table 1 over 3 random orders of news20 per cell (the paper: 10)."},
+	{"FD-adaptive learners (seeds 000, 003): accuracy on every shared binary set", "ada", []string{"-part", "accuracy", "-jlo", "-2", "-jhi", "2"},
+		"One pass, logistic loss, test accuracy at the defaults and at the best η = 2^j, j = −2…2 (on the test set)."},
+	{"SON's default against tuned α₀", "sontune", []string{"-jlo", "-4", "-jhi", "2", "-shuffles", "5"},
+		"Every sketch at m = 10: the default against the best fixed α₀ = 2^j, j = −4…2 (on the test set); the small sets averaged over 5 random orders."},
 	{"Figures", "figures", nil,
 		"The data behind every figure, then the figures (bench/out/*.png, *.svg)."},
 }
@@ -68,7 +87,7 @@ func all(env *run.Env, args []string) error {
 			out += "\nFAILED: " + err.Error()
 			fmt.Fprintf(os.Stderr, "all: %s: %v\n", st.suite, err)
 		}
-		cmd := strings.TrimSpace("go run ./bench " + st.suite + " " + strings.Join(st.args, " "))
+		cmd := strings.TrimSpace("go run ./bench " + st.suite + " " + shellJoin(st.args))
 		sec := fmt.Sprintf("## %s\n\n`%s` (%.1f min, load average at the end %s)\n\n%s\n\n```\n%s\n```\n", st.title, cmd, time.Since(t).Minutes(), loadAvg(), st.about, strings.TrimRight(out, "\n"))
 		if st.suite == "figures" {
 			sec += figureSection(env)
@@ -105,6 +124,19 @@ func figureSection(env *run.Env) string {
 		fmt.Fprintf(&b, "\n### %s\n\n%s\n\n![%s](%s) ([SVG](%s))\n", f.Title, f.About, f.Title, png, strings.TrimSuffix(png, ".png")+".svg")
 	}
 	return b.String()
+}
+
+// shellJoin joins args as a shell command line, quoting those a shell
+// would split or expand, so that BENCHMARKS.md's commands can be pasted.
+func shellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = a
+		if a == "" || strings.ContainsAny(a, " \t|&;()<>$`\\\"'*?[]#~!{}^") {
+			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(q, " ")
 }
 
 func loadAvg() string {

@@ -2,12 +2,12 @@
 // reproductions, one suite at a time or all of them:
 //
 //	go run ./bench <suite> [flags]     one suite (flags: go run ./bench <suite> -h)
-//	go run ./bench all                 speed, accuracy and figures; writes BENCHMARKS.md
+//	go run ./bench all                 the tables and figures behind BENCHMARKS.md (allSteps in all.go); writes it
 //	go run ./bench --quick             every suite on tiny inputs, asserting finite outputs (CI)
 //
 // The suites:
 //
-//	speed      ns/example, median and spread, peak RSS of each learner on news20; the -b sweep; parse throughput
+//	speed      ns/example, median and spread, peak RSS of each learner on news20 (cache, and ×10 as text) and the synthetic sets; the -b sweep; parse throughput
 //	accuracy   test accuracy of every learner on every shared binary set (seed 002 Table 2, issue 4)
 //	figures    the papers' figures as PNG and SVG (figures.go): seed 004 Fig. 1, seed 002's spectral error, seed 000 §5.2, seed 001 Fig. 1, seed 003's comparison, ns/example vs m and vs -b
 //	synthetic  seed 004 §5.1: progressive error vs condition number κ

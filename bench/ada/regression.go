@@ -7,9 +7,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sparseson/sparseson/bench/internal/run"
 	"gonum.org/v1/gonum/mat"
@@ -113,7 +115,8 @@ type regRun struct {
 	param          string // the swept value, as shown
 	flags          []string
 	loss           float64
-	curve          []float64 // cumulative loss every curveEvery examples
+	curve          []float64     // cumulative loss every curveEvery examples
+	cpu            time.Duration // the run's CPU time (user + system), start-up included
 }
 
 // curveEvery is the spacing of the regret curves' points.
@@ -178,11 +181,12 @@ func regression(env *run.Env, bin string, T int, only string, adaFull bool) erro
 			jobs = append(jobs, func() error {
 				raw := filepath.Join(dir, fmt.Sprintf("%p.raw", r))
 				args := append(append(append([]string{}, common...), r.flags...), "-r", raw, data)
-				if _, err := run.Exec(bin, args...); err != nil {
+				res, err := run.Exec(bin, args...)
+				if err != nil {
 					return err
 				}
 				l, curve, err := cumulativeLoss(raw, labels)
-				r.loss, r.curve = l, curve
+				r.loss, r.curve, r.cpu = l, curve, res.CPU
 				os.Remove(raw)
 				return err
 			})
@@ -272,9 +276,9 @@ func regression(env *run.Env, bin string, T int, only string, adaFull bool) erro
 		runs = append(runs, full...)
 	}
 	var csv strings.Builder
-	fmt.Fprintln(&csv, "group,learner,update,tau,param,cumulative_loss")
+	fmt.Fprintln(&csv, "group,learner,update,tau,param,cumulative_loss,cpu_ns_per_example")
 	for _, r := range runs {
-		fmt.Fprintf(&csv, "%s,%s,%s,%d,%s,%.6g\n", r.group, r.learner, r.update, r.tau, r.param, r.loss)
+		fmt.Fprintf(&csv, "%s,%s,%s,%d,%s,%.6g,%.0f\n", r.group, r.learner, r.update, r.tau, r.param, r.loss, float64(r.cpu.Nanoseconds())/float64(T))
 	}
 	name := "ada_regression.csv"
 	if only != "" {
@@ -333,8 +337,46 @@ func regression(env *run.Env, bin string, T int, only string, adaFull bool) erro
 			}
 			fmt.Println()
 		}
+		// The cost side of the same runs (seed 000 §5.2 plots regret and
+		// time against τ): CPU time per example, the median over the η
+		// grid's runs at each τ (the cost of a step does not depend on η).
+		fmt.Printf("\nMirror descent, τ = 20…80: CPU µs/example (start-up included), median over the η grid\n%-8s", "learner")
+		for _, t := range taus {
+			fmt.Printf(" | τ = %-6d", t)
+		}
+		fmt.Println()
+		for _, l := range []string{"ADA-FD", "ADA-FFD"} {
+			fmt.Printf("%-8s", l)
+			for _, t := range taus {
+				c := medianCPU(runs, bkey{l, "M", t})
+				fmt.Printf(" | %-10.1f", float64(c.Nanoseconds())/float64(T)/1e3)
+				if err := env.Finite("ada regression time "+l, float64(c)); err != nil {
+					return err
+				}
+			}
+			fmt.Println()
+		}
 	}
 	return nil
+}
+
+// medianCPU is the median CPU time of the runs of one learner, update
+// and τ (0 when there are none).
+func medianCPU(runs []*regRun, k bkey) time.Duration {
+	var ds []time.Duration
+	for _, r := range runs {
+		if r.learner == k.learner && r.update == k.update && r.tau == k.tau && r.group != "full" {
+			ds = append(ds, r.cpu)
+		}
+	}
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	if n := len(ds); n%2 == 0 {
+		return (ds[n/2-1] + ds[n/2]) / 2
+	}
+	return ds[len(ds)/2]
 }
 
 type bkey struct {

@@ -6,6 +6,7 @@
 //	seed002_spectral   seed 002 Fig. 1: relative spectral error of FD and RFD vs sketch size (spectral)
 //	seed000_regret     seed 000 §5.2 (its Fig. 1): regret curves of the online regression (ada -part regression)
 //	seed000_tau        seed 000 §5.2: regret vs τ of ADA-FD and ADA-FFD (ada -part regression)
+//	seed000_tau_time   seed 000 §5.2: CPU time per example vs τ of the same runs
 //	seed001_fig1       seed 001 Fig. 1: NASA vs OGD under the change of environment (nasa -part ridge)
 //	seed003_*          seed 003's comparison: progressive mistakes vs η of FTSL/FTFSL, S-ADA, ADA-FD/FFD (ada -part sketchy)
 //	speed_m            ns/example vs m per sketch, log–log, AdaGrad as the flat line (speed -set learners or -set m)
@@ -22,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/sparseson/sparseson/bench/ada"
@@ -44,6 +46,7 @@ var List = []Figure{
 	{"seed002_spectral", "Seed 002 Fig. 1: relative spectral error of FD and RFD", "`go run ./bench spectral`: ‖AᵀA − BᵀB‖₂/‖A‖_F² (FD) and ‖AᵀA − BᵀB − αI‖₂/‖A‖_F² (RFD), A = the first 2000 rows of each set; doubled-buffer sketches written densely in bench/spectral (not the fd package's)."},
 	{"seed000_regret", "Seed 000 §5.2: regret curves", "`go run ./bench ada -part regression -only main,tau -ada_full=false`: cumulative absolute loss (= regret, the targets are noise-free) of each learner at its best η, mirror descent, τ = 20; ADA-FULL left out (≈ 6 CPU-minutes a run)."},
 	{"seed000_tau", "Seed 000 §5.2: regret vs τ", "The same run: cumulative loss at the best η against the sketch size τ, mirror descent."},
+	{"seed000_tau_time", "Seed 000 §5.2: time vs τ", "The same runs: CPU µs per example (process start-up included, T = 10000, d = 500) against τ, the median over the η grid's runs at each τ, mirror descent; ADA-DIAG as the sketch-free line. Runs went two at a time on the shared cores."},
 	{"seed001_fig1", "Seed 001 Fig. 1: NASA vs OGD when the environment changes", "`go run ./bench nasa -part ridge`: cumulative squared loss of the ridge regression whose coefficients double at t = 2000 (the variances reading, the paper's unclipped loss), each learner at its best constant."},
 	{"seed003_satellite_grey", "Seed 003's comparison on satellite_grey (τ = 9)", "`go run ./bench ada -part sketchy`: one pass, online hinge loss; progressive mistake rate against η = 2^j."},
 	{"seed003_letter_am", "Seed 003's comparison on letter_am (τ = 4)", "The same on letter_am."},
@@ -191,7 +194,52 @@ func seed000(env *run.Env) error {
 		}
 		ss = append(ss, s)
 	}
-	return draw(env, "seed000_tau", axes{title: "Seed 000 §5.2: regret at the best η vs sketch size", x: "sketch size τ", y: "regret (cumulative |loss|)"}, ss)
+	if err := draw(env, "seed000_tau", axes{title: "Seed 000 §5.2: regret at the best η vs sketch size", x: "sketch size τ", y: "regret (cumulative |loss|)"}, ss); err != nil {
+		return err
+	}
+	return seed000Time(env, rows)
+}
+
+// seed000Time draws the time side of seed 000 §5.2's τ comparison: CPU
+// µs per example against τ, the median over the η grid's runs at each τ
+// (a step's cost does not depend on η), ADA-DIAG as the τ-free line.
+func seed000Time(env *run.Env, rows []map[string]string) error {
+	cpu := map[[2]string][]float64{}
+	for _, r := range rows {
+		if r["update"] != "M" || r["group"] == "full" || r["cpu_ns_per_example"] == "" {
+			continue
+		}
+		k := [2]string{r["learner"], r["tau"]}
+		cpu[k] = append(cpu[k], num(r["cpu_ns_per_example"])/1e3)
+	}
+	median := func(v []float64) float64 {
+		v = slices.Clone(v)
+		slices.Sort(v)
+		if n := len(v); n%2 == 0 {
+			return (v[n/2-1] + v[n/2]) / 2
+		}
+		return v[len(v)/2]
+	}
+	var ss []series
+	var taus []float64
+	for _, l := range []string{"ADA-FD", "ADA-FFD"} {
+		s := series{name: l}
+		for k, v := range cpu {
+			if k[0] == l {
+				s.xy = append(s.xy, plotter.XY{X: num(k[1]), Y: median(v)})
+				taus = append(taus, num(k[1]))
+			}
+		}
+		ss = append(ss, s)
+	}
+	if v := cpu[[2]string{"ADA-DIAG", "0"}]; len(v) > 0 && len(taus) > 0 {
+		flat := series{name: "ADA-DIAG (no sketch)"}
+		for _, x := range []float64{slices.Min(taus), slices.Max(taus)} {
+			flat.xy = append(flat.xy, plotter.XY{X: x, Y: median(v)})
+		}
+		ss = append(ss, flat)
+	}
+	return draw(env, "seed000_tau_time", axes{title: "Seed 000 §5.2: time per example vs sketch size", x: "sketch size τ", y: "CPU µs/example (median over η)", logY: true}, ss)
 }
 
 func seed001(env *run.Env) error {

@@ -1,7 +1,6 @@
 package speed
 
 import (
-	"bytes"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -25,38 +24,31 @@ const parseCopies = 5
 // parallel parser and hashing. MB/s is of the uncompressed text, by wall
 // time (the pipeline parses on every core) and by CPU time.
 func parse(env *run.Env, bin, train, dir string, repeat int) error {
-	raw, err := readAll(train)
-	if err != nil {
-		return err
-	}
 	copies := parseCopies
 	if env.Quick {
 		copies = 1
 	}
-	text := bytes.Repeat(raw, copies)
 	files := []struct{ name, path string }{
 		{"plain", filepath.Join(dir, "parse.vw")},
 		{"gzip", filepath.Join(dir, "parse.vw.gz")},
 		{"zstd", filepath.Join(dir, "parse.vw.zst")},
 	}
-	if err := os.WriteFile(files[0].path, text, 0o644); err != nil {
-		return err
-	}
-	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.DefaultCompression)
-	zw.Write(text)
-	zw.Close()
-	if err := os.WriteFile(files[1].path, gz.Bytes(), 0o644); err != nil {
-		return err
-	}
-	enc, err := zstd.NewWriter(nil)
+	// Streamed, not built in memory: this process's peak RSS would become
+	// every later child's reported peak RSS (repeatFile).
+	mb, err := repeatFile(train, files[0].path, copies)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(files[2].path, enc.EncodeAll(text, nil), 0o644); err != nil {
+	if err := compress(files[0].path, files[1].path, func(w io.Writer) (io.WriteCloser, error) {
+		return gzip.NewWriterLevel(w, gzip.DefaultCompression)
+	}); err != nil {
 		return err
 	}
-	mb := float64(len(text)) / 1e6
+	if err := compress(files[0].path, files[2].path, func(w io.Writer) (io.WriteCloser, error) {
+		return zstd.NewWriter(w)
+	}); err != nil {
+		return err
+	}
 	walls := make([][]time.Duration, len(files))
 	cpus := make([][]time.Duration, len(files))
 	for r := 0; r < repeat; r++ {
@@ -87,18 +79,29 @@ func parse(env *run.Env, bin, train, dir string, repeat int) error {
 	return env.Write("speed_parse.csv", []byte(csv.String()))
 }
 
-// readAll returns the text of a plain or gzip file.
-func readAll(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+// compress writes src through the compressor made by newW to dst.
+func compress(src, dst string, newW func(io.Writer) (io.WriteCloser, error)) error {
+	in, err := os.Open(src)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
-		return b, nil
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(b))
+	defer in.Close()
+	out, err := os.Create(dst)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return err
 	}
-	return io.ReadAll(zr)
+	zw, err := newW(out)
+	if err != nil {
+		out.Close()
+		return err
+	}
+	if _, err := io.Copy(zw, in); err != nil {
+		out.Close()
+		return fmt.Errorf("%s: %w", dst, err)
+	}
+	if err := zw.Close(); err != nil {
+		out.Close()
+		return fmt.Errorf("%s: %w", dst, err)
+	}
+	return out.Close()
 }

@@ -14,10 +14,15 @@
 // their spread (max − min over median). -set m is the sketch-size sweep
 // drawn as a figure (Oja, FD, RFD, RP at m = 5…50), -set learners every
 // learner at m ∈ {0, 5, 10, 20, 50} where m applies, and -set parse the
-// parse throughput of plain, gzip and zstd VW text (parse.go). Each
-// table is also written to -out as speed_<set>.csv.
+// parse throughput of plain, gzip and zstd VW text (parse.go). -set text
+// and -set synthetic time the main learners at m = 10 reading text in one
+// pass, parsing included (text.go): news20.train concatenated -copies
+// times as VW text, and the synthetic suite's rotated and scaled sets
+// (seed 004 §5.1, κ = 100, T = 10000, d = 100 dense) concatenated
+// -synth_copies times as LIBSVM text, with MB/s of text. Each table is
+// also written to -out as speed_<set>.csv.
 //
-//	go run ./bench speed [-data ../shared/data] [-passes 5] [-repeat 3] [-set son|sketches|bits|ada|m|learners|parse|all]
+//	go run ./bench speed [-data ../shared/data] [-passes 5] [-repeat 3] [-set son|sketches|bits|ada|m|learners|parse|text|synthetic|all]
 package speed
 
 import (
@@ -36,6 +41,14 @@ type setting struct {
 	name  string
 	flags []string
 	bits  string
+	in    *input // nil: news20.train from the example cache, -passes passes
+}
+
+// input is a text file a setting reads in one pass without a cache, so
+// that its time includes parsing (the text and synthetic sets, text.go).
+type input struct {
+	label, path string
+	mb          float64 // size of the text, MB
 }
 
 // Main runs the suite with its command-line arguments.
@@ -44,7 +57,9 @@ func Main(env *run.Env, args []string) error {
 	env.Register(fs)
 	passes := fs.Int("passes", 5, "passes over the cache per timed run")
 	repeat := fs.Int("repeat", 3, "timed runs per setting (the fastest is kept)")
-	set := fs.String("set", "son", "which settings: son, sketches, bits, ada, m, learners, parse, all")
+	set := fs.String("set", "son", "which settings: son, sketches, bits, ada, m, learners, parse, text, synthetic, all")
+	copies := fs.Int("copies", 10, "text: copies of news20.train concatenated into the text read in one pass")
+	synthCopies := fs.Int("synth_copies", 10, "synthetic: copies of each synthetic set (T = 10000) concatenated into the text read in one pass")
 	kinds := fs.String("kinds", "oja,rp,fd,rfd", "sketches of the bits set")
 	extra := fs.String("extra", "", "comma-separated extra settings as name=flags;flags (e.g. fd10=--fd -m 10)")
 	if err := fs.Parse(args); err != nil {
@@ -71,7 +86,11 @@ func Main(env *run.Env, args []string) error {
 	}
 
 	var settings []setting
-	add := func(name, bits string, flags ...string) { settings = append(settings, setting{name, flags, bits}) }
+	// add returns the new setting, so that the text sets can name their input.
+	add := func(name, bits string, flags ...string) *setting {
+		settings = append(settings, setting{name, flags, bits, nil})
+		return &settings[len(settings)-1]
+	}
 	if *set == "son" || *set == "all" {
 		add("AdaGrad", "18")
 		for _, m := range []string{"0", "5", "10", "20"} {
@@ -124,6 +143,22 @@ func Main(env *run.Env, args []string) error {
 		add("oja m=5", "18", "--oja", "-m", "5")
 		add("AdaGrad", "20")
 	}
+	if *set == "text" || *set == "quick" {
+		in, err := newsText(env, train, dir, *copies)
+		if err != nil {
+			return err
+		}
+		textLearners(add, in)
+	}
+	if *set == "synthetic" || *set == "quick" {
+		ins, err := synthText(env, dir, *synthCopies)
+		if err != nil {
+			return err
+		}
+		for _, in := range ins {
+			textLearners(add, in)
+		}
+	}
 	if *set == "parse" || *set == "all" || *set == "quick" {
 		if err := parse(env, bin, train, dir, *repeat); err != nil {
 			return err
@@ -148,7 +183,7 @@ func Main(env *run.Env, args []string) error {
 
 	caches := map[string]string{}
 	for _, s := range settings {
-		if _, ok := caches[s.bits]; ok {
+		if _, ok := caches[s.bits]; ok || s.in != nil {
 			continue
 		}
 		cache := filepath.Join(dir, "news20.b"+s.bits+".cache")
@@ -166,7 +201,12 @@ func Main(env *run.Env, args []string) error {
 	for r := 0; r < *repeat; r++ {
 		for i, s := range settings {
 			args := append([]string{"--loss_function", "logistic", "-b", s.bits, "--cache_file", caches[s.bits], "--passes", fmt.Sprint(*passes), "--holdout_off", "-P", "1e12"}, s.flags...)
-			res, err := run.Exec(bin, append(args, train)...)
+			args = append(args, train)
+			np := *passes
+			if s.in != nil {
+				args, np = append(append([]string{"--loss_function", "logistic", "-b", s.bits, "-P", "1e12"}, s.flags...), s.in.path), 1
+			}
+			res, err := run.Exec(bin, args...)
 			if err != nil {
 				return err
 			}
@@ -180,23 +220,36 @@ func Main(env *run.Env, args []string) error {
 				n = res.Summary["number of examples"] // one pass
 			}
 			fmt.Sscan(n, &per)
-			examples[i] = per * float64(*passes)
+			examples[i] = per * float64(np)
 		}
 	}
-	fmt.Printf("news20.train, %d passes over the example cache, %d rounds of every setting in turn, the run with the least CPU time kept; logistic loss\n", *passes, *repeat)
-	fmt.Printf("%-16s %3s %12s %12s %12s %10s %9s %12s %7s\n", "learner", "-b", "CPU ns/ex", "wall ns/ex", "examples/s", "peak RSS", "vs AdaGrad", "median CPU", "spread")
+	text := slices.ContainsFunc(settings, func(s setting) bool { return s.in != nil })
+	if text {
+		fmt.Printf("VW/LIBSVM text read in one pass without a cache (parsing included: the parser runs on its own threads, so CPU time counts it and wall time overlaps it), %d rounds of every setting in turn, the run with the least CPU time kept; logistic loss; MB/s of text by wall time\n", *repeat)
+	} else {
+		fmt.Printf("news20.train, %d passes over the example cache, %d rounds of every setting in turn, the run with the least CPU time kept; logistic loss\n", *passes, *repeat)
+	}
+	fmt.Printf("%-16s %3s %12s %12s %12s %10s %9s %12s %7s", "learner", "-b", "CPU ns/ex", "wall ns/ex", "examples/s", "peak RSS", "vs AdaGrad", "median CPU", "spread")
+	if text {
+		fmt.Printf(" %8s  %s", "MB/s", "data")
+	}
+	fmt.Println()
 	var csv strings.Builder
-	fmt.Fprintln(&csv, "learner,bits,cpu_ns_min,cpu_ns_median,cpu_ns_max,wall_ns,peak_rss_mb,rounds")
-	adagrad := map[string]float64{}
-	fdAt := map[string]float64{} // FD-SON's CPU ns/example per "m=…" (ada set)
+	fmt.Fprintln(&csv, "learner,bits,cpu_ns_min,cpu_ns_median,cpu_ns_max,wall_ns,peak_rss_mb,rounds,data,text_mbps")
+	adagrad := map[string]float64{} // per data and -b
+	fdAt := map[string]float64{}    // FD-SON's CPU ns/example per "m=…" (ada set)
 	for i, s := range settings {
 		ns := float64(best[i].CPU.Nanoseconds()) / examples[i]
 		wall := float64(best[i].Wall.Nanoseconds()) / examples[i]
+		label, mbps := "news20 cache", 0.0
+		if s.in != nil {
+			label, mbps = s.in.label, s.in.mb/best[i].Wall.Seconds()
+		}
 		if s.name == "AdaGrad" {
-			adagrad[s.bits] = ns
+			adagrad[label+s.bits] = ns
 		}
 		ratio := ""
-		if a := adagrad[s.bits]; a > 0 && s.name != "AdaGrad" {
+		if a := adagrad[label+s.bits]; a > 0 && s.name != "AdaGrad" {
 			ratio = fmt.Sprintf("%.2f×", ns/a)
 		}
 		vsFD := ""
@@ -213,9 +266,15 @@ func Main(env *run.Env, args []string) error {
 			rel = float64(hi-lo) / float64(med)
 		}
 		rss := float64(best[i].MaxRSS) / 1024
-		fmt.Printf("%-16s %3s %12.0f %12.0f %12.0f %8.1fMB %9s %12.0f %6.1f%% %s\n", s.name, s.bits, ns, wall, 1e9/wall, rss, ratio, medNs, 100*rel, vsFD)
-		fmt.Fprintf(&csv, "%s,%s,%.0f,%.0f,%.0f,%.0f,%.1f,%d\n", s.name, s.bits, ns, medNs, float64(hi.Nanoseconds())/examples[i], wall, rss, len(cpus[i]))
-		if err := env.Finite("speed "+s.name, ns, wall, medNs, rss); err != nil {
+		fmt.Printf("%-16s %3s %12.0f %12.0f %12.0f %8.1fMB %9s %12.0f %6.1f%%", s.name, s.bits, ns, wall, 1e9/wall, rss, ratio, medNs, 100*rel)
+		if text && s.in != nil {
+			fmt.Printf(" %8.1f  %s", mbps, label)
+		} else if text {
+			fmt.Printf(" %8s  %s", "—", label)
+		}
+		fmt.Printf(" %s\n", vsFD)
+		fmt.Fprintf(&csv, "%s,%s,%.0f,%.0f,%.0f,%.0f,%.1f,%d,%s,%.1f\n", s.name, s.bits, ns, medNs, float64(hi.Nanoseconds())/examples[i], wall, rss, len(cpus[i]), label, mbps)
+		if err := env.Finite("speed "+s.name, ns, wall, medNs, rss, mbps); err != nil {
 			return err
 		}
 	}
