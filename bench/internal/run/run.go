@@ -27,12 +27,22 @@ func Binary() (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, "sparseson")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/sparseson")
+	cmd := exec.Command("go", "build", "-o", dir, "./cmd/sparseson", "./bench/internal/launch")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("build sparseson (run from the repository root): %w", err)
 	}
 	return bin, nil
+}
+
+// launcher returns the launch program built beside bin (by Binary), or ""
+// when there is none (a binary built elsewhere).
+func launcher(bin string) string {
+	l := filepath.Join(filepath.Dir(bin), "launch")
+	if _, err := os.Stat(l); err != nil {
+		return ""
+	}
+	return l
 }
 
 // Dataset is one shared binary dataset with liblinear's batch accuracy
@@ -64,18 +74,48 @@ type Result struct {
 }
 
 // Exec runs the binary with args and parses its end summary.
+//
+// The run's peak RSS is its own: it is started through the launch program
+// (bench/internal/launch) when Binary built one, because a process started
+// directly by this one would report this one's peak if that were larger.
 func Exec(bin string, args ...string) (*Result, error) {
 	cmd := exec.Command(bin, args...)
+	var rep *os.File
+	if l := launcher(bin); l != "" {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		cmd = exec.Command(l, append([]string{bin}, args...)...)
+		cmd.ExtraFiles = []*os.File{w}
+		rep = r
+		defer w.Close()
+	}
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		if rep != nil {
+			cmd.ExtraFiles[0].Close() // the child holds its copy
+		}
+		err = cmd.Wait()
+	}
 	r := &Result{Stderr: errb.String(), Wall: time.Since(start), Summary: map[string]string{}}
 	if ps := cmd.ProcessState; ps != nil {
 		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
 			r.MaxRSS = ru.Maxrss
 		}
 		r.CPU = ps.UserTime() + ps.SystemTime()
+	}
+	if rep != nil && cmd.ProcessState != nil {
+		var wall, cpu, rss int64
+		if b, rerr := io.ReadAll(rep); rerr == nil {
+			if n, _ := fmt.Sscan(string(b), &wall, &cpu, &rss); n == 3 {
+				r.Wall, r.CPU, r.MaxRSS = time.Duration(wall), time.Duration(cpu), rss
+			}
+		}
 	}
 	if err != nil {
 		return r, fmt.Errorf("%s %s: %w\n%s", bin, strings.Join(args, " "), err, r.Stderr)
