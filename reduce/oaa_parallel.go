@@ -42,6 +42,10 @@ const chunkWork = 256
 // spinFor is how long the helper stays awake after its last chunk.
 const spinFor = 200 * time.Microsecond
 
+// waitSpin is how long the caller spins for a chunk a helper holds before
+// it sleeps: several chunks' work when the helper is running.
+const waitSpin = 50 * time.Microsecond
+
 // parallel hands out the classes of one example at a time to the caller
 // and its helpers. state packs the example's generation (high 32 bits)
 // with the range of chunks not yet claimed, [lo, hi) (16 bits each): one
@@ -61,6 +65,9 @@ type parallel struct {
 	parked  []atomic.Bool
 	wake    []chan struct{}
 	stop    atomic.Bool
+
+	waiting  atomic.Bool   // the caller sleeps until a helper's chunk is done
+	finished chan struct{} // a helper's chunk is done (capacity 1)
 }
 
 // oaaCore is the part of OAA that the helpers read: they must not keep
@@ -72,7 +79,7 @@ type oaaCore struct {
 
 func newParallel(core *oaaCore, cores int) *parallel {
 	t := max(1, min(cores, len(core.bases)))
-	return &parallel{threads: t, min: parallelWork, o: core, exs: make([]sparse.Example, t)}
+	return &parallel{threads: t, min: parallelWork, o: core, exs: make([]sparse.Example, t), finished: make(chan struct{}, 1)}
 }
 
 // each runs every base on ex: learns with ±1 labels for class c, or, when
@@ -117,13 +124,36 @@ func (p *parallel) each(ex *sparse.Example, c int) {
 		}
 		p.run(0, n)
 	}
-	for spins := 0; int(p.done.Load()) < chunks; spins++ {
-		if spins&63 == 63 {
-			runtime.Gosched()
-		}
-	}
+	p.await(chunks)
 	for i := range p.exs {
 		p.exs[i] = sparse.Example{} // keep no reference to ex's buffers
+	}
+}
+
+// await returns when the chunks a helper began are done. It spins for up
+// to waitSpin, then sleeps until a helper finishes one: a helper the OS
+// has descheduled (more busy threads than cores) may hold its chunk for a
+// time slice, milliseconds, which spinning would burn while keeping the
+// helper off this core.
+func (p *parallel) await(chunks int) {
+	start := time.Now()
+	for spins := 0; int(p.done.Load()) < chunks; spins++ {
+		if spins&63 != 63 {
+			continue
+		}
+		runtime.Gosched()
+		if time.Since(start) < waitSpin {
+			continue
+		}
+		// Either a helper sees waiting set after its done.Add and sends,
+		// or this load sees its increment; a token left over from an
+		// earlier example only makes the loop look again.
+		p.waiting.Store(true)
+		for int(p.done.Load()) < chunks {
+			<-p.finished
+		}
+		p.waiting.Store(false)
+		return
 	}
 }
 
@@ -151,6 +181,12 @@ func (p *parallel) run(t, n int) {
 	lo := n * p.chunk
 	p.o.span(&p.exs[t], lo, min(lo+p.chunk, len(p.o.bases)), p.c)
 	p.done.Add(1)
+	if t > 0 && p.waiting.Load() {
+		select {
+		case p.finished <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // start launches the helpers; stopParallel (the OAA's cleanup, or

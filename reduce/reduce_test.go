@@ -383,3 +383,33 @@ func TestOAAParallelPaths(t *testing.T) {
 		}
 	}
 }
+
+// slowLearner is constLearner taking a millisecond per example: a helper
+// holding its chunk keeps the caller waiting past its spin (waitSpin).
+type slowLearner struct{ constLearner }
+
+func (s slowLearner) Learn(ex *sparse.Example) float64 {
+	time.Sleep(time.Millisecond)
+	return s.constLearner.Learn(ex)
+}
+
+// TestOAAWaitsForSlowHelper: the caller sleeping for a helper's chunk
+// (the path taken when the OS deschedules the helper) wakes when it is
+// done, every time, and the scores are the bases' own.
+func TestOAAWaitsForSlowHelper(t *testing.T) {
+	const k = 4
+	bases := []sparse.Learner{constLearner(1), constLearner(2), constLearner(3), slowLearner{constLearner(4)}}
+	i := 0
+	o, err := NewOAA(k, 8, func(*model.Reader) (sparse.Learner, error) { i++; return bases[i-1], nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.SetCores(2)
+	o.par.min = 0
+	ex := &sparse.Example{Label: 2, HasLabel: true, Weight: 1, Idx: []uint32{1, 2}, Val: []float64{1, 1}}
+	for n := 0; n < 200; n++ {
+		if got := o.Learn(ex); got != 4 || !slices.Equal(o.scores, []float64{1, 2, 3, 4}) {
+			t.Fatalf("example %d: class %v, scores %v", n, got, o.scores)
+		}
+	}
+}
