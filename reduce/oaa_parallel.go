@@ -142,6 +142,7 @@ func (p *parallel) await(chunks int) {
 			continue
 		}
 		runtime.Gosched()
+		osYield()
 		if time.Since(start) < waitSpin {
 			continue
 		}
@@ -234,6 +235,7 @@ func (p *parallel) helper(i int) {
 			continue
 		}
 		runtime.Gosched()
+		osYield()
 		if idle.IsZero() {
 			idle = time.Now()
 		} else if time.Since(idle) > spinFor {
