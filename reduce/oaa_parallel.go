@@ -97,9 +97,9 @@ func (p *parallel) each(ex *sparse.Example, c int) {
 	if !p.started {
 		p.start()
 	}
-	p.chunk = max(1, min(k, (chunkWork+len(ex.Idx)-1)/max(1, len(ex.Idx))))
-	chunks := (k + p.chunk - 1) / p.chunk
-	chunks = min(chunks, 1<<16-1)
+	// Chunks of at least chunkWork each, at most 2^16 − 1 of them (the
+	// state word's 16-bit range), of equal size but the last.
+	chunks := min(k, max(1, k*len(ex.Idx)/chunkWork), 1<<16-1)
 	p.chunk = (k + chunks - 1) / chunks
 	chunks = (k + p.chunk - 1) / p.chunk
 	p.c = c
@@ -141,8 +141,7 @@ func (p *parallel) await(chunks int) {
 		if spins&63 != 63 {
 			continue
 		}
-		runtime.Gosched()
-		osYield()
+		yield()
 		if time.Since(start) < waitSpin {
 			continue
 		}
@@ -234,8 +233,7 @@ func (p *parallel) helper(i int) {
 		if spins&15 != 15 {
 			continue
 		}
-		runtime.Gosched()
-		osYield()
+		yield()
 		if idle.IsZero() {
 			idle = time.Now()
 		} else if time.Since(idle) > spinFor {
@@ -249,6 +247,13 @@ func (p *parallel) helper(i int) {
 			spins, idle = 0, time.Time{}
 		}
 	}
+}
+
+// yield lets the parser and other goroutines run, and other threads have
+// this core (osYield).
+func yield() {
+	runtime.Gosched()
+	osYield()
 }
 
 // span runs the bases lo ≤ k < hi on ex (see each); it leaves ex.Label set
