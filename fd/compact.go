@@ -9,6 +9,10 @@ import (
 // compact folds b into w̄ and replaces Z by a well-conditioned basis of the
 // sketch's row space over the seen features (sketches.md §4 step 5).
 func (s *Sketch) compact(h sparse.Host, cond bool) {
+	if compactProbe != nil {
+		compactProbe(s, false)
+		defer compactProbe(s, true)
+	}
 	s.cnt.Compactions++
 	if cond {
 		s.cnt.CondCompact++
@@ -86,6 +90,10 @@ func (s *Sketch) compact(h sparse.Host, cond bool) {
 		s.refactor()
 	}
 }
+
+// compactProbe, set only by a developer test (TestRealDataTurnover), sees
+// the sketch as each compaction begins and ends.
+var compactProbe func(s *Sketch, done bool)
 
 // setK installs K = gram (r×r) and p = r.
 func (s *Sketch) setK(gram []float64, r int) {

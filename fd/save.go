@@ -177,4 +177,6 @@ func (s *Sketch) Report(w io.Writer, sumG2 float64) {
 	}
 	fmt.Fprintf(w, "per update: shrinks %.4f, absorbs %.4f, appends %.4f, compactions %.5f (%.5f for conditioning), skipped %d, eigensolver fallbacks %d\n",
 		rate(c.Shrinks), rate(c.Absorbs), rate(c.Appends), rate(c.Compactions), rate(c.CondCompact), c.Skipped, c.EigFallbacks)
+	fmt.Fprintf(w, "absorb refused per update: infeasible %.4f, ill-conditioned %.4f, row band %.4f\n",
+		rate(c.AbsorbInfeasible), rate(c.AbsorbIllCond), rate(c.AbsorbBand))
 }
