@@ -44,7 +44,7 @@ var allSteps = []step{
 	{"Accuracy on 20-class news20", "multiclass", []string{"-part", "errors"},
 		"One-pass progressive error (%, the training run's average 0/1 loss), test error (%) after one pass and after three (holdout keeps the best pass)."},
 	{"20-class news20 over the 2^j grid", "multiclass", []string{"-part", "tune", "-only", "^(AdaGrad-OAA|Oja-SON-OAA m=10)$"},
-		"One-pass test error (%) at -l = 2^j, j = −2…2 (chosen on the test set, which flatters every column alike); the first-order and the sketched OAA learner."},
+		"One-pass test error (%) at -l = 2^j, j = −2…3 (chosen on the test set, which flatters every column alike); the first-order and the sketched OAA learner."},
 	{"20-class news20: one-against-all against K binary runs", "multiclass", []string{"-part", "cost", "-repeat", "3"},
 		"AdaGrad-OAA (K = 20, its classes learned on both cores) against binary AdaGrad, both from their example caches, 1 and 10 passes, best of 3 alternated rounds; wall and CPU time (CPU includes OAA's helper spinning between examples)."},
 	{"Seed 004 §5.1: progressive error vs κ, every learner", "synthetic", nil,
