@@ -35,3 +35,6 @@ func MergeState(s *SON) (t, w float64, dd map[uint32]float64) {
 
 // SumG2 returns Σ‖ĝ‖² (the scaled-space form's energy, scaled.go).
 func SumG2(s *SON) float64 { return s.sumG2 }
+
+// HashIndexed reports whether the table's slot index is the hash table.
+func HashIndexed(t *Table) bool { return t.index == nil }

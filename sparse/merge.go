@@ -111,19 +111,17 @@ type Rekeyer interface {
 // Rekey renumbers the table's slots by f (see Rekeyer): rows do not move,
 // only their keys and the index change, O(rows).
 func (t *Table) Rekey(f func(slot uint32) uint32) error {
-	for _, k := range t.Keys {
-		t.index[k] = 0
-	}
+	t.clearIndex()
 	for r, k := range t.Keys {
 		n := f(k)
 		if n > t.mask {
 			return fmt.Errorf("rekey: slot %d outside the %d-slot hash space", n, t.mask+1)
 		}
-		if t.index[n] != 0 {
+		if t.lookup(n) != 0 {
 			return fmt.Errorf("rekey: two features map to slot %d", n)
 		}
 		t.Keys[r] = n
-		t.index[n] = int32(r + 1)
+		t.setIndex(n, int32(r+1))
 	}
 	return nil
 }

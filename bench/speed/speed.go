@@ -168,7 +168,7 @@ func Main(env *run.Env, args []string) error {
 		}
 	}
 	if *set == "bits" || *set == "all" {
-		for _, b := range []string{"16", "18", "20", "22", "24"} {
+		for _, b := range []string{"16", "18", "20", "22", "24", "26", "28", "30"} {
 			add("AdaGrad", b)
 			for _, k := range strings.Split(*kinds, ",") {
 				add(k+" m=10", b, "--"+k, "-m", "10")

@@ -201,15 +201,16 @@ func (d *driver) checkMemory() error {
 	}
 	bits, _ := strconv.Atoi(d.opts["bits"])
 	slots := math.Ldexp(1, bits)
-	one := slots*(4+perSlot) + fixed
+	index := sparse.IndexBytesPerSlot(uint(bits))
+	one := slots*(index+perSlot) + fixed
 	copies, flag, extra := 1.0, "this model", ""
 	need := one
 	switch {
 	case d.oaa:
 		// OAA's own slot numbering: an index and a key per slot.
 		copies, flag = float64(d.classes), fmt.Sprintf("--oaa %d", d.classes)
-		need = copies*one + 8*slots
-		extra = ", plus " + fmtBytes(8*slots) + " for OAA's slot numbers"
+		need = copies*one + (index+4)*slots
+		extra = ", plus " + fmtBytes((index+4)*slots) + " for OAA's slot numbers"
 	case d.classes > 0:
 		flag = fmt.Sprintf("--softmax %d", d.classes)
 	}

@@ -270,9 +270,13 @@ func TestMulticlassMemory(t *testing.T) {
 		args []string
 		want string
 	}{
-		// 20 × 2^24 slots × (4 + 24) bytes = 8.75 GiB, and 8 bytes a slot
-		// for OAA's numbering.
-		{[]string{"--oaa", "20", "-b", "24", "--max_memory", "8G"}, "--oaa 20 with this learner may need up to 8.9 GiB (20 × 448.0 MiB: a 2^24-slot index and, if the data uses every slot, 2^24 rows of 24 bytes, plus 128.0 MiB for OAA's slot numbers), above --max_memory 8.0 GiB (as given)"},
+		// 20 × 2^24 slots × (5 + 24) bytes = 9.06 GiB (above -b 22 the
+		// index is a hash table until it gives way to the dense one: 4
+		// bytes a slot, one more while it does), and 9 bytes a slot for
+		// OAA's numbering (its index and a key).
+		{[]string{"--oaa", "20", "-b", "24", "--max_memory", "8G"}, "--oaa 20 with this learner may need up to 9.2 GiB (20 × 464.0 MiB: a 2^24-slot index and, if the data uses every slot, 2^24 rows of 24 bytes, plus 144.0 MiB for OAA's slot numbers), above --max_memory 8.0 GiB (as given)"},
+		// At -b 22 the dense index: 4 bytes a slot.
+		{[]string{"--oaa", "20", "-b", "22", "--max_memory", "1G"}, "--oaa 20 with this learner may need up to 2.2 GiB (20 × 112.0 MiB: a 2^22-slot index and, if the data uses every slot, 2^22 rows of 24 bytes, plus 32.0 MiB for OAA's slot numbers)"},
 		// SON m = 10 with pre-scaling: 1 + 10 + 2 floats a row.
 		{[]string{"--oaa", "20", "-b", "24", "--oja", "--max_memory", "1T"}, ""},
 		{[]string{"--oaa", "200", "-b", "24", "--oja", "--max_memory", "64G"}, "2^24 rows of 104 bytes"},
