@@ -91,10 +91,11 @@ func reseal(data []byte) []byte {
 	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, crc32.MakeTable(crc32.Castagnoli)))
 }
 
-// fuzzMaxBits bounds the hash space of the models tried: a 2^b slot index
-// is allocated by design (a 4 GiB one at -b 30, which the fuzzer would
-// then zero over and over); the loaders do not depend on b otherwise.
-const fuzzMaxBits = 22
+// fuzzMaxBits bounds the hash space of the models tried. Every -b is
+// tried now: above sparse.DenseIndexBits (22) the slot index is a hash
+// table of the features seen, and up to it a dense array of at most 16
+// MiB (before, a 4 GiB array at -b 30 bounded the fuzzer to -b 22).
+const fuzzMaxBits = 30
 
 func fuzzModel(t *testing.T, data []byte) {
 	stored, r, err := model.Parse(data)
