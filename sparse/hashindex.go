@@ -1,5 +1,7 @@
 package sparse
 
+import "math/bits"
+
 // hashIndex maps feature slots to rows for hash spaces too large for a
 // dense index to stay in cache: an open-addressing table with linear
 // probing, sized to the features seen (at most half full), so that its
@@ -33,24 +35,25 @@ func newHashIndex() hashIndex {
 	return h
 }
 
+// alloc installs an empty table of size entries (a power of two).
 func (h *hashIndex) alloc(size int) {
 	h.ent = make([]uint64, size)
-	h.shift = 64
-	for s := size; s > 1; s >>= 1 {
-		h.shift--
-	}
+	h.shift = uint(65 - bits.Len(uint(size)))
 	h.n = 0
 }
 
+// home is slot's first probe position.
+func (h *hashIndex) home(slot uint32) uint64 { return (uint64(slot) * fibMul) >> h.shift }
+
 // find returns row+1 for slot, or 0 if it is not stored. Not inlined, so
-// that Table.Row and Table.Find stay small enough to inline into the
-// learners' lookup loops (the dense index's path).
+// that Table.lookup stays small enough to inline into Row and Find (the
+// dense index's path).
 //
 //go:noinline
 func (h *hashIndex) find(slot uint32) int32 {
 	ent := h.ent
 	m := uint64(len(ent) - 1)
-	for i := (uint64(slot) * fibMul) >> h.shift; ; i = (i + 1) & m {
+	for i := h.home(slot); ; i = (i + 1) & m {
 		e := ent[i&m]
 		if e == 0 {
 			return 0
@@ -80,7 +83,7 @@ func (h *hashIndex) insert(slot uint32, v int32) {
 
 func (h *hashIndex) put(e uint64) {
 	m := uint64(len(h.ent) - 1)
-	i := (uint64(uint32(e>>32)) * fibMul) >> h.shift
+	i := h.home(uint32(e >> 32))
 	for h.ent[i] != 0 {
 		i = (i + 1) & m
 	}

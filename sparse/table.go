@@ -9,10 +9,10 @@ import (
 const MaxBits = 30
 
 // Table stores per-feature state compactly: one row of Stride float64s for
-// each feature slot that has been seen, in first-seen order. Up to
-// DenseIndexBits a slot index of 2^Bits int32 entries maps slots to rows;
-// it is allocated but never swept, so its pages are only touched for
-// slots that occur. Above it the index is a hash table sized to the
+// each feature slot that has been seen, in first-seen order. Up to -b 22
+// (denseIndexBits) a slot index of 2^Bits int32 entries maps slots to
+// rows; it is allocated but never swept, so its pages are only touched
+// for slots that occur. Above it the index is a hash table sized to the
 // features seen (hashindex.go), so that neither memory nor the cache
 // misses of a lookup grow with 2^b. Every whole-model operation (saving,
 // re-basing a sketch, printing a readable model) walks the rows of seen
@@ -24,12 +24,12 @@ type Table struct {
 	Keys   []uint32  // the slot of each row
 	Rows   []float64 // len(Keys)·Stride values
 	Init   []float64 // contents of a new row (zeros if nil)
-	index  []int32   // dense index: slot → row+1, 0 for unseen (nil above DenseIndexBits)
-	hidx   hashIndex // the index above DenseIndexBits
+	index  []int32   // dense index: slot → row+1, 0 for unseen (nil above denseIndexBits)
+	hidx   hashIndex // the index above denseIndexBits
 	mask   uint32
 }
 
-// DenseIndexBits is the largest -b whose slot index starts as a dense
+// denseIndexBits is the largest -b whose slot index starts as a dense
 // array (2^22 int32, 16 MiB, mapped with huge pages). Above it the index
 // is a hash table as small as the features seen: on news20 (3 passes from
 // the cache, AdaGrad) the dense index took 0.70 s and 382 MB at -b 28
@@ -37,7 +37,7 @@ type Table struct {
 // at 90 against 28 MB; at -b 18–22 the dense index was up to 15% faster.
 // A hash table that would outgrow 1 byte per slot is replaced by the
 // dense index (the data then uses a good share of the slots).
-var DenseIndexBits uint = 22
+var denseIndexBits uint = 22
 
 // NewTable returns an empty table for a hash space of 2^bits slots.
 func NewTable(bits uint, stride int) *Table {
@@ -45,7 +45,7 @@ func NewTable(bits uint, stride int) *Table {
 		panic(fmt.Sprintf("sparse.NewTable: bits %d out of range", bits))
 	}
 	t := &Table{Stride: stride, mask: 1<<bits - 1}
-	if bits <= DenseIndexBits {
+	if bits <= denseIndexBits {
 		t.index = newIndex(t, bits)
 	} else {
 		t.hidx = newHashIndex()
@@ -56,9 +56,9 @@ func NewTable(bits uint, stride int) *Table {
 
 // IndexBytesPerSlot bounds the slot index's memory per slot of a 2^bits
 // hash space (the CLI's worst-case estimate): 4 for the dense index, and
-// above DenseIndexBits one more while a full hash table is replaced by it.
+// above -b 22 one more while a full hash table is replaced by it.
 func IndexBytesPerSlot(bits uint) float64 {
-	if bits <= DenseIndexBits {
+	if bits <= denseIndexBits {
 		return 4
 	}
 	return 5
@@ -78,19 +78,24 @@ func (t *Table) setIndex(slot uint32, v int32) {
 		// Doubled, the hash table would exceed a byte per slot: the dense
 		// index (4 bytes per slot) is then at most twice as large, and
 		// faster.
-		t.index = newIndex(t, uint(bits.Len32(t.mask)))
-		for _, e := range t.hidx.ent {
-			if e != 0 {
-				t.index[uint32(e>>32)] = int32(uint32(e))
-			}
-		}
-		t.hidx = hashIndex{}
+		t.toDense()
 	}
 	if t.index != nil {
 		t.index[slot] = v
 		return
 	}
 	t.hidx.insert(slot, v)
+}
+
+// toDense replaces the hash index by the dense one, with the same entries.
+func (t *Table) toDense() {
+	t.index = newIndex(t, uint(bits.Len32(t.mask)))
+	for _, e := range t.hidx.ent {
+		if e != 0 {
+			t.index[uint32(e>>32)] = int32(uint32(e))
+		}
+	}
+	t.hidx = hashIndex{}
 }
 
 // clearIndex forgets every slot (Keys and Rows are kept).

@@ -9,11 +9,9 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// withDenseBits runs f with DenseIndexBits set to b.
+// withDenseBits runs f with dense slot indexes up to -b b.
 func withDenseBits(b uint, f func()) {
-	old := sparse.DenseIndexBits
-	sparse.DenseIndexBits = b
-	defer func() { sparse.DenseIndexBits = old }()
+	defer sparse.SetDenseIndexBits(sparse.SetDenseIndexBits(b))
 	f()
 }
 

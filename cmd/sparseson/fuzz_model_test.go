@@ -92,7 +92,7 @@ func reseal(data []byte) []byte {
 }
 
 // fuzzMaxBits bounds the hash space of the models tried. Every -b is
-// tried now: above sparse.DenseIndexBits (22) the slot index is a hash
+// tried now: above -b 22 the slot index is a hash
 // table of the features seen, and up to it a dense array of at most 16
 // MiB (before, a 4 GiB array at -b 30 bounded the fuzzer to -b 22).
 const fuzzMaxBits = 30

@@ -80,26 +80,24 @@ type Result struct {
 // directly by this one would report this one's peak if that were larger.
 func Exec(bin string, args ...string) (*Result, error) {
 	cmd := exec.Command(bin, args...)
-	var rep *os.File
+	var rep, w *os.File
 	if l := launcher(bin); l != "" {
-		r, w, err := os.Pipe()
-		if err != nil {
+		var err error
+		if rep, w, err = os.Pipe(); err != nil {
 			return nil, err
 		}
-		defer r.Close()
+		defer rep.Close()
 		cmd = exec.Command(l, append([]string{bin}, args...)...)
 		cmd.ExtraFiles = []*os.File{w}
-		rep = r
-		defer w.Close()
 	}
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	start := time.Now()
 	err := cmd.Start()
+	if w != nil {
+		w.Close() // the child holds its copy; its exit ends the report
+	}
 	if err == nil {
-		if rep != nil {
-			cmd.ExtraFiles[0].Close() // the child holds its copy
-		}
 		err = cmd.Wait()
 	}
 	r := &Result{Stderr: errb.String(), Wall: time.Since(start), Summary: map[string]string{}}
