@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/sparseson/sparseson/hashing"
@@ -82,9 +83,14 @@ func (d *driver) run() (err error) {
 	}
 	// Fail before the first example, not after the whole run: every file
 	// the run will write must be writable, and the inputs must open.
-	if err := checkOutputs(c, cachePath); err != nil {
+	var stdin io.Reader
+	if slices.Contains(inputs, "-") {
+		stdin = d.stdin
+	}
+	if err := checkOutputsReading(c, cachePath, stdin); err != nil {
 		return err
 	}
+	removeStale(c, cachePath, d.stderr)
 	src, cw, err := d.openPass(0, inputs, cachePath)
 	if err != nil {
 		return err
@@ -339,12 +345,12 @@ func (d *driver) cachePath(inputs []string) (string, error) {
 	path := c.cacheFile
 	if path == "" && c.cache {
 		if inputs[0] == "-" {
-			return "", errors.New("-c names the cache after the first data file; with stdin, give --cache_file FILE")
+			return "", usagef("-c names the cache after the first data file; with stdin, give --cache_file FILE")
 		}
 		path = inputs[0] + ".cache"
 	}
 	if c.passes > 1 && path == "" {
-		return "", errors.New("--passes > 1 needs an example cache: add -c or --cache_file FILE")
+		return "", usagef("--passes > 1 needs an example cache: add -c or --cache_file FILE")
 	}
 	return path, nil
 }
