@@ -72,7 +72,14 @@ func (d *driver) run() (err error) {
 	}
 	var stopSigs func()
 	d.sigs, stopSigs = d.watchSignals()
-	defer stopSigs()
+	defer func() {
+		// A signal during the save, or any time after the last example,
+		// ends the run with 128 + its number too, as --help promises.
+		stopSigs()
+		if err == nil && d.sigs.interrupted() {
+			err = &interruptError{sig: d.sigs.sig, examples: d.seen, saved: c.final}
+		}
+	}()
 	inputs := c.data
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
@@ -199,9 +206,6 @@ func (d *driver) run() (err error) {
 	d.rep.summary(d.loss, passes, d.skipped)
 	if rp, ok := d.learner.(sparse.Reporter); ok && c.sketchReport {
 		rp.Report(d.stderr)
-	}
-	if interrupted {
-		defer func() { err = &interruptError{sig: d.sigs.sig, examples: d.seen, saved: c.final} }()
 	}
 	if r, ok := d.learner.(interface{ Rejected() int }); ok && r.Rejected() > 0 {
 		switch d.fam {
