@@ -111,16 +111,24 @@ func Parse(data []byte) (Options, *Reader, error) {
 	if len(data) < len(magic)+4 {
 		return nil, nil, fmt.Errorf("%w: truncated header", ErrCorrupt)
 	}
-	if v := binary.LittleEndian.Uint32(data[len(magic):]); v != Version {
-		return nil, nil, fmt.Errorf("model format version %d is not supported (this build reads version %d)", v, Version)
+	// The version is believed only once the checksum holds: a flipped
+	// bit in it is damage, not a newer format. (A newer format keeps the
+	// magic, the version word, and the trailer with its CRC-32C.)
+	v := binary.LittleEndian.Uint32(data[len(magic):])
+	other := ""
+	if v != Version {
+		other = fmt.Sprintf("; its version field reads %d, this build reads %d: damaged, or a format this build does not know", v, Version)
 	}
 	end := len(data) - 4 - len(trailer)
 	if end < len(magic)+4 || !bytes.Equal(data[end:end+len(trailer)], trailer[:]) {
-		return nil, nil, fmt.Errorf("%w: truncated (no end marker)", ErrCorrupt)
+		return nil, nil, fmt.Errorf("%w: truncated (no end marker)%s", ErrCorrupt, other)
 	}
 	want := binary.LittleEndian.Uint32(data[len(data)-4:])
 	if got := crc32.Checksum(data[:len(data)-4], castag); got != want {
-		return nil, nil, fmt.Errorf("%w: checksum mismatch (%08x, file says %08x)", ErrCorrupt, got, want)
+		return nil, nil, fmt.Errorf("%w: checksum mismatch (%08x, file says %08x)%s", ErrCorrupt, got, want, other)
+	}
+	if v != Version {
+		return nil, nil, fmt.Errorf("model format version %d is not supported (this build reads version %d)", v, Version)
 	}
 	r := &Reader{buf: data[:end], off: len(magic) + 4}
 	hdr := r.String()
