@@ -284,6 +284,9 @@ func (c *config) validate() error {
 	if err := c.validateNASA(); err != nil {
 		return err
 	}
+	if err := c.validateLearnerFlags(); err != nil {
+		return err
+	}
 	if err := c.validateMulticlass(); err != nil {
 		return err
 	}
