@@ -50,20 +50,24 @@ func (d *driver) watchSignals() (s *stopper, stop func()) {
 	} else {
 		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	}
-	exited := make(chan struct{})
+	// decided is closed once the watcher has recorded a signal or seen
+	// the stop — not after closing the source, which for stdin may wait
+	// for a read that never returns.
+	decided := make(chan struct{})
 	go func() {
-		defer close(exited)
 		var sig os.Signal
 		select {
 		case sig = <-ch:
 		case <-ctxDone:
 			sig = os.Interrupt
 		case <-s.done:
+			close(decided)
 			return
 		}
 		// A second signal has its default action again.
 		signal.Stop(ch)
 		src := s.record(sig)
+		close(decided)
 		if src != nil {
 			// Unblocks a read that waits for input (stdin); for stdin,
 			// Close itself may wait for that read, here rather than in
@@ -76,7 +80,7 @@ func (d *driver) watchSignals() (s *stopper, stop func()) {
 		once.Do(func() {
 			signal.Stop(ch)
 			close(s.done)
-			<-exited
+			<-decided
 			// A signal delivered before Stop that the watcher did not
 			// take (it saw done first) waits in ch.
 			select {
