@@ -92,6 +92,13 @@ func TestExitStatus(t *testing.T) {
 		{"unusable --profile_path", []string{"--profile", "cpu", "--profile_path", f.plainFile, d}, 1, "--profile_path"},
 		{"unusable --profile_path below a file", []string{"--profile", "cpu", "--profile_path", in("plain/sub"), d}, 1, "--profile_path"},
 	}
+	// --help states the convention.
+	help, _, _ := sparseson(t, nil, "--help")
+	for _, s := range []string{"Exit status:", "  0 ", "  1 ", "  2 ", "  128 + n "} {
+		if !strings.Contains(help, s) {
+			t.Errorf("--help does not state %q", s)
+		}
+	}
 	write(t, in("bad.vw"), []byte("not a label |f a\n"))
 	os.Symlink(d, in("link.vw"))
 	for _, c := range cases {
