@@ -15,7 +15,7 @@ import (
 // it, a damaged copy, a FIFO, a directory.
 type exitFiles struct {
 	dir, data, model, flipped, fifo, sub, plainFile string
-	dataBytes                                      []byte
+	dataBytes                                       []byte
 }
 
 func newExitFiles(t *testing.T) *exitFiles {
