@@ -250,15 +250,6 @@ func Open(path string, k Kind) (*File, error) {
 // Write writes to the output.
 func (o *File) Write(p []byte) (int, error) { return o.f.Write(p) }
 
-// Name is the file the output goes to: the target of a link, for an
-// atomic output.
-func (o *File) Name() string { return o.path }
-
-// InPlace reports whether the output is written straight into its file
-// (a stream output, or a FIFO or character device) rather than renamed
-// into place.
-func (o *File) InPlace() bool { return o.tmp == "" }
-
 // Commit finishes the output. An atomic one is synced and renamed over
 // its target while its writer still holds its lock (a cleaner never
 // removes it half-way), and the directory is synced so that the rename
