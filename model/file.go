@@ -9,14 +9,12 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"math"
-	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/sparseson/sparseson/internal/outfile"
 )
 
 // Version is the model format version this build writes and reads.
@@ -34,59 +32,29 @@ var ErrCorrupt = errors.New("corrupt model file")
 // Options are the model-shaping settings stored in the header.
 type Options map[string]string
 
-// Save writes a model atomically: header with opts, then body's output.
-func Save(path string, opts Options, body func(*Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := CreateTemp(dir, "."+filepath.Base(path)+".tmp")
+// Save writes a model by internal/outfile's rules for models: a regular
+// file (or a link's target) is replaced atomically — written to a
+// temporary file in its directory, synced and renamed, so a process
+// killed at any point leaves the old model or the new one — and a FIFO or
+// character device (/dev/stdout) is written into.
+func Save(path string, opts Options, body func(*Writer) error) error {
+	out, err := outfile.Open(path, outfile.Model)
 	if err != nil {
 		return fmt.Errorf("save model %s: %w", path, err)
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := Encode(tmp, opts, body); err != nil {
+	if err := Encode(out, opts, body); err != nil {
+		out.Abort()
 		return fmt.Errorf("save model %s: %w", path, err)
 	}
-	if err := tmp.Sync(); err != nil {
+	if err := out.Commit(); err != nil {
 		return fmt.Errorf("save model %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save model %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("save model %s: %w", path, err)
-	}
-	// The rename is durable once the directory is synced (after a power
-	// failure the old name could otherwise come back); a process killed
-	// at any point leaves the old model or the new one either way.
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }
 
 // FileMode is the mode new models (and caches) are created with, less the
-// umask, as os.Create's 0666 would be but without write access for others:
-// os.CreateTemp's 0600 would leave a model unreadable to the group that
-// shares a data directory.
-const FileMode = 0o644
-
-// CreateTemp creates a new file dir/prefix<random> for writing, with mode
-// FileMode less the umask (the kernel applies it at creation), for a file
-// that will be renamed into place.
-func CreateTemp(dir, prefix string) (*os.File, error) {
-	for try := 0; ; try++ {
-		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 36))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, FileMode)
-		if err == nil || !errors.Is(err, fs.ErrExist) || try == 100 {
-			return f, err
-		}
-	}
-}
+// umask.
+const FileMode = outfile.Mode
 
 // Encode writes a whole model file to out.
 func Encode(out io.Writer, opts Options, body func(*Writer) error) error {
@@ -143,16 +111,24 @@ func Parse(data []byte) (Options, *Reader, error) {
 	if len(data) < len(magic)+4 {
 		return nil, nil, fmt.Errorf("%w: truncated header", ErrCorrupt)
 	}
-	if v := binary.LittleEndian.Uint32(data[len(magic):]); v != Version {
-		return nil, nil, fmt.Errorf("model format version %d is not supported (this build reads version %d)", v, Version)
+	// The version is believed only once the checksum holds: a flipped
+	// bit in it is damage, not a newer format. (A newer format keeps the
+	// magic, the version word, and the trailer with its CRC-32C.)
+	v := binary.LittleEndian.Uint32(data[len(magic):])
+	other := ""
+	if v != Version {
+		other = fmt.Sprintf("; its version field reads %d, this build reads %d: damaged, or a format this build does not know", v, Version)
 	}
 	end := len(data) - 4 - len(trailer)
 	if end < len(magic)+4 || !bytes.Equal(data[end:end+len(trailer)], trailer[:]) {
-		return nil, nil, fmt.Errorf("%w: truncated (no end marker)", ErrCorrupt)
+		return nil, nil, fmt.Errorf("%w: truncated (no end marker)%s", ErrCorrupt, other)
 	}
 	want := binary.LittleEndian.Uint32(data[len(data)-4:])
 	if got := crc32.Checksum(data[:len(data)-4], castag); got != want {
-		return nil, nil, fmt.Errorf("%w: checksum mismatch (%08x, file says %08x)", ErrCorrupt, got, want)
+		return nil, nil, fmt.Errorf("%w: checksum mismatch (%08x, file says %08x)%s", ErrCorrupt, got, want, other)
+	}
+	if v != Version {
+		return nil, nil, fmt.Errorf("model format version %d is not supported (this build reads version %d)", v, Version)
 	}
 	r := &Reader{buf: data[:end], off: len(magic) + 4}
 	hdr := r.String()

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
@@ -63,16 +65,23 @@ func TestRefusesDamage(t *testing.T) {
 	save(t, path)
 	good, _ := os.ReadFile(path)
 	cases := []struct {
-		name string
-		data []byte
-		want string
+		name    string
+		data    []byte
+		want    string
+		corrupt bool // wraps ErrCorrupt
 	}{
-		{"empty", nil, "bad magic"},
-		{"foreign", []byte("this is a text file, not a model at all"), "bad magic"},
-		{"truncated", good[:len(good)-9], "truncated"},
-		{"header only", good[:12], "truncated"},
-		{"flipped bit", flip(good, len(good)/2), "checksum"},
-		{"version", withVersion(good, 99), "version 99"},
+		{"empty", nil, "bad magic", false},
+		{"foreign", []byte("this is a text file, not a model at all"), "bad magic", false},
+		{"truncated", good[:len(good)-9], "truncated", true},
+		{"header only", good[:12], "truncated", true},
+		{"flipped bit", flip(good, len(good)/2), "checksum", true},
+		// A damaged version word is damage, found by the checksum, not
+		// "version 65540 is not supported".
+		{"flipped version bit", flipBit(good, 10, 0), "its version field reads 65540", true},
+		{"damaged version", withVersion(good, 99), "checksum mismatch", true},
+		{"truncated, other version", withVersion(good, 99)[:20], "its version field reads 99", true},
+		// An intact file of another version is what the message is for.
+		{"newer version", resum(withVersion(good, 99)), "model format version 99 is not supported", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -82,8 +91,25 @@ func TestRefusesDamage(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want it to mention %q", err, c.want)
 			}
+			if errors.Is(err, ErrCorrupt) != c.corrupt {
+				t.Fatalf("err = %v: corrupt %v, want %v", err, errors.Is(err, ErrCorrupt), c.corrupt)
+			}
 		})
 	}
+}
+
+// resum rewrites the checksum of a model file, as a writer of the data
+// would have.
+func resum(b []byte) []byte {
+	c := append([]byte(nil), b...)
+	binary.LittleEndian.PutUint32(c[len(c)-4:], crc32.Checksum(c[:len(c)-4], castag))
+	return c
+}
+
+func flipBit(b []byte, i, bit int) []byte {
+	c := append([]byte(nil), b...)
+	c[i] ^= 1 << bit
+	return c
 }
 
 func TestReaderBounds(t *testing.T) {

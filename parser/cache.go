@@ -9,10 +9,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 
 	"github.com/sparseson/sparseson/hashing"
-	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/internal/outfile"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -67,30 +66,27 @@ const (
 )
 
 // CacheWriter writes a cache file. Nothing appears at the final path until
-// Commit succeeds.
+// Commit succeeds (internal/outfile's rules for a cache: a regular file,
+// or a link's target, replaced atomically).
 type CacheWriter struct {
-	path, tmp string
-	f         *os.File
-	w         *bufio.Writer
-	block     []byte
-	crc       uint32 // of everything written so far
-	count     uint64
-	err       error // sticky
+	path  string
+	f     *outfile.File
+	w     *bufio.Writer
+	block []byte
+	crc   uint32 // of everything written so far
+	count uint64
+	err   error // sticky
 }
 
 // CreateCache starts a cache for path, for examples made under the given
 // fingerprint (which should cover everything that changes the examples:
 // the hashing config, the input format, the inputs themselves).
 func CreateCache(path, fingerprint string) (*CacheWriter, error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := model.CreateTemp(dir, base+".tmp")
+	f, err := outfile.Open(path, outfile.Cache)
 	if err != nil {
-		return nil, fmt.Errorf("create cache: %w", err)
+		return nil, fmt.Errorf("create cache %s: %w", path, err)
 	}
-	w := &CacheWriter{path: path, tmp: f.Name(), f: f, w: bufio.NewWriterSize(f, 1<<20),
+	w := &CacheWriter{path: path, f: f, w: bufio.NewWriterSize(f, 1<<20),
 		block: make([]byte, 0, cacheBlock+4096)}
 	h := []byte(cacheMagic)
 	h = binary.LittleEndian.AppendUint32(h, cacheVersion)
@@ -110,7 +106,7 @@ func (w *CacheWriter) write(p []byte) {
 	}
 	w.crc = crc32.Update(w.crc, castagnoli, p)
 	if _, err := w.w.Write(p); err != nil {
-		w.err = fmt.Errorf("write cache %s: %w", w.tmp, err)
+		w.err = fmt.Errorf("write cache %s: %w", w.path, err)
 	}
 }
 
@@ -160,23 +156,15 @@ func (w *CacheWriter) Commit() error {
 	if w.err == nil {
 		w.err = w.w.Flush()
 	}
-	if w.err == nil {
-		w.err = w.f.Sync()
-	}
 	if w.err != nil {
-		err := fmt.Errorf("write cache %s: %w", w.tmp, w.err)
+		err := fmt.Errorf("write cache %s: %w", w.path, w.err)
 		w.Abort()
 		return err
 	}
 	f := w.f
 	w.f = nil
-	if err := f.Close(); err != nil {
-		os.Remove(w.tmp)
-		return fmt.Errorf("write cache %s: %w", w.tmp, err)
-	}
-	if err := os.Rename(w.tmp, w.path); err != nil {
-		os.Remove(w.tmp)
-		return fmt.Errorf("install cache: %w", err)
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("install cache %s: %w", w.path, err)
 	}
 	return nil
 }
@@ -187,10 +175,10 @@ func (w *CacheWriter) Abort() error {
 	if w.f == nil {
 		return nil
 	}
-	w.f.Close()
+	f := w.f
 	w.f = nil
-	if err := os.Remove(w.tmp); err != nil && !os.IsNotExist(err) {
-		return fmt.Errorf("remove %s: %w", w.tmp, err)
+	if err := f.Abort(); err != nil {
+		return fmt.Errorf("discard the cache being written for %s: %w", w.path, err)
 	}
 	return nil
 }

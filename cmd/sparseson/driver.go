@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/sparseson/sparseson/hashing"
@@ -71,7 +72,14 @@ func (d *driver) run() (err error) {
 	}
 	var stopSigs func()
 	d.sigs, stopSigs = d.watchSignals()
-	defer stopSigs()
+	defer func() {
+		// A signal during the save, or any time after the last example,
+		// ends the run with 128 + its number too, as --help promises.
+		stopSigs()
+		if err == nil && d.sigs.interrupted() {
+			err = &interruptError{sig: d.sigs.sig, examples: d.seen, saved: c.final}
+		}
+	}()
 	inputs := c.data
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
@@ -82,9 +90,14 @@ func (d *driver) run() (err error) {
 	}
 	// Fail before the first example, not after the whole run: every file
 	// the run will write must be writable, and the inputs must open.
-	if err := checkOutputs(c, cachePath); err != nil {
+	var stdin io.Reader
+	if slices.Contains(inputs, "-") {
+		stdin = d.stdin
+	}
+	if err := checkOutputsReading(c, cachePath, stdin); err != nil {
 		return err
 	}
+	removeStale(c, cachePath, d.stderr)
 	src, cw, err := d.openPass(0, inputs, cachePath)
 	if err != nil {
 		return err
@@ -194,9 +207,6 @@ func (d *driver) run() (err error) {
 	if rp, ok := d.learner.(sparse.Reporter); ok && c.sketchReport {
 		rp.Report(d.stderr)
 	}
-	if interrupted {
-		defer func() { err = &interruptError{sig: d.sigs.sig, examples: d.seen, saved: c.final} }()
-	}
 	if r, ok := d.learner.(interface{ Rejected() int }); ok && r.Rejected() > 0 {
 		switch d.fam {
 		case sonFamily:
@@ -225,11 +235,22 @@ func (d *driver) setup() error {
 
 // setupModel is setup with the model of -i already read and verified
 // (stored and r nil for a new model). The model-file fuzzer enters here.
+// Its errors are usage errors (exit 2) where the command line alone, or
+// its conflict with the model, decides them; what the model's own content
+// decides is a runtime error.
 func (d *driver) setupModel(stored model.Options, r *model.Reader) error {
 	c := d.cfg
 	var err error
-	if d.fam, err = chooseFamily(c); err != nil {
+	// byModel marks an error that a new model's options (the flags alone)
+	// would make a usage error.
+	byModel := func(err error) error {
+		if r == nil {
+			return usage(err)
+		}
 		return err
+	}
+	if d.fam, err = chooseFamily(c); err != nil {
+		return usage(err)
 	}
 	if r != nil {
 		fam := families[stored["learner"]]
@@ -237,11 +258,11 @@ func (d *driver) setupModel(stored model.Options, r *model.Reader) error {
 			return fmt.Errorf("load model %s: unknown learner %q", c.initial, stored["learner"])
 		}
 		if d.fam != fam && d.fam != defaultFamily {
-			return fmt.Errorf("the model in %s is a %s learner; the command line asks for %s", c.initial, fam.name, d.fam.name)
+			return usagef("the model in %s is a %s learner; the command line asks for %s", c.initial, fam.name, d.fam.name)
 		}
 		d.fam = fam
 		if d.opts, err = mergeModelOptions(c, fam, stored); err != nil {
-			return err
+			return usage(err)
 		}
 	} else {
 		d.opts = sharedOptions(c)
@@ -251,16 +272,16 @@ func (d *driver) setupModel(stored model.Options, r *model.Reader) error {
 		d.opts["learner"] = d.fam.name
 	}
 	if d.hash, err = hashConfig(d.opts); err != nil {
-		return err
+		return byModel(err)
 	}
 	if d.loss, err = newLoss(d.opts); err != nil {
-		return err
+		return byModel(err)
 	}
 	if _, ok := d.opts["label_min"]; ok {
 		var p optParser
 		d.labelMin, d.labelMax = p.float(d.opts, "label_min"), p.float(d.opts, "label_max")
 		if p.err != nil {
-			return p.err
+			return byModel(p.err)
 		}
 		if math.IsNaN(d.labelMin-d.labelMax) || math.IsInf(d.labelMin-d.labelMax, 0) {
 			return fmt.Errorf("load model %s: %w: label range [%v, %v]", c.initial, model.ErrCorrupt, d.labelMin, d.labelMax)
@@ -284,7 +305,7 @@ func (d *driver) setupModel(stored model.Options, r *model.Reader) error {
 	}
 	d.binary = d.opts["binary"] == "true"
 	if err := d.setupClasses(); err != nil {
-		return err
+		return byModel(err)
 	}
 	if err := d.checkMemory(); err != nil {
 		return err
@@ -293,7 +314,7 @@ func (d *driver) setupModel(stored model.Options, r *model.Reader) error {
 		if c.initial != "" {
 			return fmt.Errorf("load model %s: %w", c.initial, err)
 		}
-		return err
+		return usage(err)
 	}
 	if r != nil {
 		// Every learner checks its state is finite; the weights it
@@ -311,7 +332,7 @@ func (d *driver) setupModel(stored model.Options, r *model.Reader) error {
 		}
 	}
 	d.out = d.outputStage()
-	return d.setupVW()
+	return usage(d.setupVW())
 }
 
 // modelOptions are the options saved with the model, including the label
@@ -339,12 +360,12 @@ func (d *driver) cachePath(inputs []string) (string, error) {
 	path := c.cacheFile
 	if path == "" && c.cache {
 		if inputs[0] == "-" {
-			return "", errors.New("-c names the cache after the first data file; with stdin, give --cache_file FILE")
+			return "", usagef("-c names the cache after the first data file; with stdin, give --cache_file FILE")
 		}
 		path = inputs[0] + ".cache"
 	}
 	if c.passes > 1 && path == "" {
-		return "", errors.New("--passes > 1 needs an example cache: add -c or --cache_file FILE")
+		return "", usagef("--passes > 1 needs an example cache: add -c or --cache_file FILE")
 	}
 	return path, nil
 }

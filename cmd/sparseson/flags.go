@@ -136,7 +136,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.StringVar(&c.format, "format", "auto", "input format: auto, vw or libsvm (auto sniffs each input's first line)")
 	fs.BoolVarP(&c.testOnly, "testonly", "t", false, "ignore labels for learning: predict only")
 	fs.StringVarP(&c.initial, "initial_regressor", "i", "", "load the model from this file")
-	fs.StringVarP(&c.final, "final_regressor", "f", "", "save the model to this file (atomically)")
+	fs.StringVarP(&c.final, "final_regressor", "f", "", "save the model to this file (atomically; see Outputs below)")
 	fs.StringVarP(&c.predictions, "predictions", "p", "", "write one prediction per example to this file ('-' or /dev/stdout for stdout)")
 	fs.StringVar(&c.readable, "readable_model", "", "write the model as text (slot:weight) to this file")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress table or summary on stderr")
@@ -284,6 +284,9 @@ func (c *config) validate() error {
 	if err := c.validateNASA(); err != nil {
 		return err
 	}
+	if err := c.validateLearnerFlags(); err != nil {
+		return err
+	}
 	if err := c.validateMulticlass(); err != nil {
 		return err
 	}
@@ -343,4 +346,28 @@ func printUsage(w io.Writer, fs *pflag.FlagSet) {
 		}
 		fmt.Fprintf(w, "\n%s:\n%s", g.title, sub.FlagUsages())
 	}
+	fmt.Fprint(w, usageTrailer)
 }
+
+// usageTrailer states the rules of outputs and exit status (README,
+// "Outputs" and "Exit status").
+const usageTrailer = `
+Outputs (-f, --cache_file, -p, -r, --readable_model, --invert_hash, profiles):
+  a symbolic link is written through (its target gets the content, the link stays);
+  -f and --cache_file replace a regular file atomically (a temporary file
+  .NAME.tmpXXXX in its directory, renamed; one left by a killed save is removed
+  by the next save); a FIFO or character device (/dev/stdout, /dev/null) is
+  written into, except by --cache_file; a directory, socket or block device is
+  refused; so is an output that is a data file, the file on stdin, or another
+  output (compared by device and inode). -i m -f m saves over the model read.
+
+Exit status:
+  0        success
+  1        the run failed: a file cannot be read or written, a malformed line
+           under --strict, no valid examples, a damaged or foreign model
+  2        the command line is refused (nothing is trained or written): an
+           unknown option, a bad value, options that conflict with each other
+           or with the model of -i, an output that is one of the inputs
+  128 + n  stopped by signal n (130 SIGINT, 143 SIGTERM) after saving
+           (--save_on_signal), also when the signal comes during the save
+`

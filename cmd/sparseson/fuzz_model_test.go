@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -30,6 +32,15 @@ func FuzzModelLoad(f *testing.F) {
 	for _, s := range modelSeeds(f) {
 		f.Add(s)
 	}
+	// A flipped bit of the version word (65540) is damage, and an intact
+	// file of another version is not supported: the order of the checks.
+	s := modelSeeds(f)[0]
+	flipped := append([]byte(nil), s...)
+	flipped[10] ^= 1
+	f.Add(flipped)
+	newer := append([]byte(nil), s...)
+	newer[8] = 5
+	f.Add(reseal(newer))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzModel(t, data)
 		if sealed := reseal(data); sealed != nil {
@@ -102,6 +113,9 @@ func fuzzModel(t *testing.T, data []byte) {
 	if err != nil {
 		if err.Error() == "" {
 			t.Fatal("empty error")
+		}
+		if strings.Contains(err.Error(), "is not supported") && !bytes.Equal(reseal(data), data) {
+			t.Fatalf("a damaged file is reported as another version: %v", err)
 		}
 		return
 	}

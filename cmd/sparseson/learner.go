@@ -37,6 +37,34 @@ var families = map[string]*family{"gd": gdFamily, "son": sonFamily, "full": full
 // defaultFamily is used when no learner flag is given.
 var defaultFamily = gdFamily
 
+// firstOrderFlags tune the first-order learner's update (gd). One rule
+// for every learner that has no such update: a flag of another learner is
+// refused, never silently ignored. The FD-adaptive learners and
+// FTSL-Shampoo list what they refuse in validateADA and validateShampoo,
+// the NASA steps in validateNASA; SON's Newton step (and full ONS) has
+// none of these.
+var firstOrderFlags = []string{"sgd", "adaptive", "normalized", "power_t", "initial_t", "l2"}
+
+// validateLearnerFlags refuses first-order flags given with SON.
+func (c *config) validateLearnerFlags() error {
+	if c.adaOn() || c.shampoo.on {
+		return nil // their own lists
+	}
+	son, kind, err := sonSelected(c)
+	if err != nil || !son {
+		return err
+	}
+	if kind == "" {
+		kind = "oja"
+	}
+	for _, f := range firstOrderFlags {
+		if c.on(f) || (c.changed(f) && c.flags.Lookup(f).Value.Type() != "bool") {
+			return fmt.Errorf("--%s is an option of the first-order learner; it does not apply to SON (--%s)", f, kind)
+		}
+	}
+	return nil
+}
+
 // chooseFamily picks the learner family the flags ask for.
 func chooseFamily(c *config) (*family, error) {
 	if c.shampoo.on {

@@ -35,21 +35,68 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "sparseson: %v\n", err)
-		fmt.Fprintln(stderr, "Try 'sparseson --help' for the list of options.")
-		return 2
+		return fail(stderr, usage(err))
 	}
-	if stop := startProfile(cfg.profile, cfg.profilePath); stop != nil {
-		defer stop()
+	if cfg.profile != "" {
+		if err := checkProfile(cfg); err != nil {
+			return fail(stderr, err)
+		}
+		if stop := startProfile(cfg.profile, cfg.profilePath); stop != nil {
+			defer stop()
+		}
 	}
 	d := &driver{ctx: ctx, cfg: cfg, stdin: stdin, stdout: stdout, stderr: stderr}
-	if err := d.run(); err != nil {
-		fmt.Fprintf(stderr, "sparseson: %v\n", err)
-		var ie *interruptError
-		if errors.As(err, &ie) {
-			return ie.status()
-		}
-		return 1
+	return fail(stderr, d.run())
+}
+
+// The exit status, one convention for the whole command (--help, README
+// "Exit status"):
+const (
+	exitOK    = 0 // success
+	exitError = 1 // the run failed: a file, the data (--strict), a model
+	exitUsage = 2 // the command line is refused; nothing was read or written
+	// 128 + n: stopped by signal n after saving (--save_on_signal)
+)
+
+// usageError marks an error of the command line itself: an unknown
+// option, a bad value, options that conflict with each other or with the
+// model of -i, an output that is also an input. Like Go's flag package
+// and pflag, the command exits 2 for these.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// usage marks err (nil stays nil) as a usage error.
+func usage(err error) error {
+	if err == nil {
+		return nil
 	}
-	return 0
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return err
+	}
+	return &usageError{err}
+}
+
+// usagef is fmt.Errorf for a usage error.
+func usagef(format string, args ...any) error { return usage(fmt.Errorf(format, args...)) }
+
+// fail prints err (if any) as the command's error line and returns the
+// exit status it stands for.
+func fail(stderr io.Writer, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "sparseson: %v\n", err)
+	var ue *usageError
+	var ie *interruptError
+	switch {
+	case errors.As(err, &ie):
+		return ie.status()
+	case errors.As(err, &ue):
+		fmt.Fprintln(stderr, "Try 'sparseson --help' for the list of options.")
+		return exitUsage
+	}
+	return exitError
 }

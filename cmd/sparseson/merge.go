@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sparseson/sparseson/internal/outfile"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
 	"github.com/spf13/pflag"
@@ -100,7 +101,7 @@ type loadedModel struct {
 }
 
 func mergeModels(c *mergeConfig, stderr io.Writer) error {
-	if err := checkWritable(c.out, true); err != nil {
+	if _, err := outfile.Check(c.out, outfile.Model); err != nil {
 		return fmt.Errorf("-o %s: %w", c.out, err)
 	}
 	var parts []loadedModel

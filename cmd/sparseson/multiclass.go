@@ -21,9 +21,10 @@ import (
 func (c *config) validateMulticlass() error {
 	multi := c.oaa > 0 || c.softmax > 0
 	switch {
-	case c.oaa < 0 || c.oaa == 1 || c.oaa > gd.MaxClasses:
+	// 0 is the flags' "not given"; given, it would train a binary model.
+	case c.oaa < 0 || c.oaa == 1 || c.oaa > gd.MaxClasses || c.changed("oaa") && c.oaa == 0:
 		return fmt.Errorf("--oaa %d: want 2..%d classes", c.oaa, gd.MaxClasses)
-	case c.softmax < 0 || c.softmax == 1 || c.softmax > gd.MaxClasses:
+	case c.softmax < 0 || c.softmax == 1 || c.softmax > gd.MaxClasses || c.changed("softmax") && c.softmax == 0:
 		return fmt.Errorf("--softmax %d: want 2..%d classes", c.softmax, gd.MaxClasses)
 	case c.oaa > 0 && c.softmax > 0:
 		return errors.New("choose --oaa or --softmax, not both")
@@ -130,9 +131,9 @@ func (d *driver) setupClasses() error {
 	}
 	switch {
 	case d.opts["probabilities"] == "true" && d.classes == 0:
-		return errors.New("--probabilities needs a multiclass model (--oaa K or --softmax K)")
+		return usagef("--probabilities needs a multiclass model (--oaa K or --softmax K)")
 	case d.classes > 0 && (d.binary || (d.opts["link"] != "identity" && d.opts["link"] != "")):
-		return errors.New("--binary and --link report scalar predictions; a multiclass model reports classes (and --probabilities its class probabilities)")
+		return usagef("--binary and --link report scalar predictions; a multiclass model reports classes (and --probabilities its class probabilities)")
 	case d.opts["probabilities"] == "true" && d.oaa && d.loss.Name() != "logistic":
 		fmt.Fprintf(d.stderr, "sparseson: warning: --probabilities should be used with --loss_function logistic (the bases' scores are read as log-odds); this model uses %s\n", d.loss.Name())
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/sparseson/sparseson/internal/outfile"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
 )
@@ -14,7 +15,7 @@ import (
 // predWriter writes one prediction per line, followed by the tag if any,
 // formatted as VW does: integers without decimals, others with six.
 type predWriter struct {
-	f   *os.File
+	f   *outfile.File // nil: stdout
 	w   *bufio.Writer
 	buf []byte
 	err error
@@ -24,9 +25,9 @@ func newPredWriter(path string) (*predWriter, error) {
 	if path == "-" || path == "/dev/stdout" {
 		return &predWriter{w: bufio.NewWriterSize(os.Stdout, 1<<16)}, nil
 	}
-	f, err := os.Create(path)
+	f, err := outfile.Open(path, outfile.Stream)
 	if err != nil {
-		return nil, fmt.Errorf("predictions: %w", err)
+		return nil, fmt.Errorf("predictions %s: %w", path, err)
 	}
 	return &predWriter{f: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
 }
@@ -73,7 +74,7 @@ func (p *predWriter) close() error {
 	}
 	p.w = nil
 	if p.f != nil {
-		if err := p.f.Close(); err != nil && p.err == nil {
+		if err := p.f.Commit(); err != nil && p.err == nil {
 			p.err = err
 		}
 	}
@@ -94,9 +95,9 @@ func writeReadable(path string, opts model.Options, l sparse.Learner, names *inv
 	if names != nil {
 		what = "--invert_hash"
 	}
-	f, err := os.Create(path)
+	f, err := outfile.Open(path, outfile.Stream)
 	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+		return fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	w := bufio.NewWriter(f)
 	fmt.Fprintf(w, "sparseson %s readable model (format %d)\n", buildVersion(), model.Version)
@@ -146,10 +147,10 @@ func writeReadable(path string, opts model.Options, l sparse.Learner, names *inv
 		fmt.Fprintf(w, "%d:%s\n", x.slot, strconv.FormatFloat(x.w, 'g', 9, 64))
 	}
 	if err := w.Flush(); err != nil {
-		f.Close()
+		f.Abort()
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	if err := f.Close(); err != nil {
+	if err := f.Commit(); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil

@@ -1,6 +1,33 @@
 package main
 
-import "github.com/pkg/profile"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/pkg/profile"
+
+	"github.com/sparseson/sparseson/internal/outfile"
+)
+
+// profileFiles are the files --profile writes, by kind (pkg/profile's
+// names).
+var profileFiles = map[string]string{"cpu": "cpu.pprof", "mem": "mem.pprof", "trace": "trace.out"}
+
+// checkProfile makes sure --profile can write its file before the run
+// starts: pkg/profile reports a failure with log.Fatal (a log-prefixed
+// line and exit 1, past the run's deferred saves). The directory is
+// created if missing, as pkg/profile would.
+func checkProfile(c *config) error {
+	if err := os.MkdirAll(c.profilePath, 0o777); err != nil {
+		return fmt.Errorf("--profile_path %s: %w", c.profilePath, err)
+	}
+	path := filepath.Join(c.profilePath, profileFiles[c.profile])
+	if _, err := outfile.Check(path, outfile.Stream); err != nil {
+		return fmt.Errorf("--profile_path %s: %s %w", c.profilePath, path, err)
+	}
+	return nil
+}
 
 // startProfile starts --profile cpu|mem|trace, writing cpu.pprof,
 // mem.pprof or trace.out into dir (--profile_path), and returns its stop

@@ -35,7 +35,9 @@ type stopper struct {
 
 // watchSignals starts watching (nil: the option is off). Signals come from
 // the process, or, when the driver has a context (tests), from it as a
-// SIGINT. stop ends the watch.
+// SIGINT. stop ends the watch; once it has returned, a signal that came at
+// any time before — during the save too — is recorded in s (interrupted),
+// and a later one has its default action. stop may be called again.
 func (d *driver) watchSignals() (s *stopper, stop func()) {
 	if !d.cfg.saveOnSignal {
 		return nil, func() {}
@@ -48,6 +50,10 @@ func (d *driver) watchSignals() (s *stopper, stop func()) {
 	} else {
 		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	}
+	// decided is closed once the watcher has recorded a signal or seen
+	// the stop — not after closing the source, which for stdin may wait
+	// for a read that never returns.
+	decided := make(chan struct{})
 	go func() {
 		var sig os.Signal
 		select {
@@ -55,15 +61,13 @@ func (d *driver) watchSignals() (s *stopper, stop func()) {
 		case <-ctxDone:
 			sig = os.Interrupt
 		case <-s.done:
+			close(decided)
 			return
 		}
 		// A second signal has its default action again.
 		signal.Stop(ch)
-		s.mu.Lock()
-		s.sig = sig
-		s.stopped.Store(true)
-		src := s.src
-		s.mu.Unlock()
+		src := s.record(sig)
+		close(decided)
 		if src != nil {
 			// Unblocks a read that waits for input (stdin); for stdin,
 			// Close itself may wait for that read, here rather than in
@@ -71,10 +75,32 @@ func (d *driver) watchSignals() (s *stopper, stop func()) {
 			src.Close()
 		}
 	}()
+	var once sync.Once
 	return s, func() {
-		signal.Stop(ch)
-		close(s.done)
+		once.Do(func() {
+			signal.Stop(ch)
+			close(s.done)
+			<-decided
+			// A signal delivered before Stop that the watcher did not
+			// take (it saw done first) waits in ch.
+			select {
+			case sig := <-ch:
+				s.record(sig)
+			default:
+			}
+		})
 	}
+}
+
+// record notes that sig stopped the run and returns the source to close.
+func (s *stopper) record(sig os.Signal) parser.Source {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sig == nil {
+		s.sig = sig
+	}
+	s.stopped.Store(true)
+	return s.src
 }
 
 // reading records the source the run reads from (nil when none).

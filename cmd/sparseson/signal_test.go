@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sparseson/sparseson/model"
 )
@@ -82,6 +83,115 @@ func TestProcess(t *testing.T) {
 	t.Run("SignalSavesAtExampleBoundary", func(t *testing.T) { testSignalSavesAtExampleBoundary(t, bin) })
 	t.Run("KillWhileSaving", func(t *testing.T) { testKillWhileSaving(t, bin) })
 	t.Run("ProfileFlushedOnSignal", func(t *testing.T) { testProfileFlushedOnSignal(t, bin) })
+	t.Run("SignalWhileSaving", func(t *testing.T) { testSignalWhileSaving(t, bin) })
+	t.Run("KilledSaveCleanedUp", func(t *testing.T) { testKilledSaveCleanedUp(t, bin) })
+}
+
+// testSignalWhileSaving: SIGINT or SIGTERM that arrives while the model
+// is being written — after the last example — still ends the run with
+// 128 + the signal, once the model is complete. The model goes into a
+// FIFO that the test reads: the first bytes show the save has begun, and
+// the 8 MiB model (full ONS at -b 10) cannot fit in the pipe, so the save
+// is still under way when the signal is sent.
+func testSignalWhileSaving(t *testing.T, bin string) {
+	for _, c := range []struct {
+		sig  syscall.Signal
+		name string
+	}{{syscall.SIGINT, "SIGINT"}, {syscall.SIGTERM, "SIGTERM"}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			data := write(t, filepath.Join(dir, "d.vw"), []byte(strings.Join(spliceLines(t, 200), "")))
+			fifo := filepath.Join(dir, "model.fifo")
+			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// A reader, and a writer of the test's own so that reads wait
+			// for the command instead of seeing the end of the pipe.
+			r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			hold, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin, "--full", "-b", "10", "--quiet", "-f", fifo, data)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			head := make([]byte, 8)
+			got := make(chan error, 1)
+			go func() { _, err := io.ReadFull(r, head); got <- err }()
+			select {
+			case err := <-got:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case err := <-exited:
+				t.Fatalf("the command ended before saving: %v\n%s", err, stderr.String())
+			case <-time.After(2 * time.Minute):
+				cmd.Process.Kill()
+				t.Fatal("no model bytes within two minutes")
+			}
+			hold.Close()
+			cmd.Process.Signal(c.sig)
+			rest, err := io.ReadAll(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := exitStatus(<-exited)
+			if st != 128+int(c.sig) {
+				t.Fatalf("exit %d, want %d:\n%s", st, 128+int(c.sig), stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "stopped by "+c.name+" after 200 examples") {
+				t.Fatalf("the signal came after the last example, yet:\n%s", stderr.String())
+			}
+			if _, _, err := model.Parse(append(head, rest...)); err != nil {
+				t.Fatalf("the model written while the signal came: %v", err)
+			}
+		})
+	}
+}
+
+// testKilledSaveCleanedUp: a save killed with SIGKILL leaves its
+// temporary file; the next run saving to the same path removes it and
+// says so.
+func testKilledSaveCleanedUp(t *testing.T, bin string) {
+	dir := t.TempDir()
+	data := write(t, filepath.Join(dir, "d.vw"), []byte(strings.Join(spliceLines(t, 200), "")))
+	m := filepath.Join(dir, "m")
+	cmd := exec.Command(bin, "--full", "-b", "10", "--quiet", "-f", m, data)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	var tmps []string
+	for len(tmps) == 0 {
+		select {
+		case <-exited:
+			t.Skip("the save finished before it could be killed")
+		default:
+		}
+		tmps, _ = filepath.Glob(filepath.Join(dir, ".m.tmp*"))
+	}
+	cmd.Process.Kill()
+	<-exited
+	if _, err := os.Stat(tmps[0]); err != nil {
+		t.Skipf("the save finished before it was killed: %v", err)
+	}
+	stderr := mustRun(t, nil, "--full", "-b", "10", "--quiet", "-f", m, data)
+	if left, _ := filepath.Glob(filepath.Join(dir, ".m.tmp*")); len(left) > 0 {
+		t.Fatalf("left %v", left)
+	}
+	if !strings.Contains(stderr, "removed "+tmps[0]) {
+		t.Fatalf("the removal is not reported:\n%s", stderr)
+	}
 }
 
 // testSignalSavesAtExampleBoundary: SIGTERM while training from a file
