@@ -66,7 +66,7 @@ func addVWFlags(fs *pflag.FlagSet, c *config) {
 	fs.Float64Var(&v.l1, "l1", 0, "L1 regularization λ₁ ≥ 0: VW's lazy truncated gradient, for the first-order learner's --sgd, --adaptive and --normalized steps")
 	fs.Float64Var(&v.expectileQ, "expectile_q", 0, "q in (0, 0.5] of --loss_function expectile (required with it)")
 
-	fs.BoolVar(&v.daemon, "daemon", false, "serve predictions over TCP: each example line sent gets its prediction line back (VW's daemon mode); learns from labeled lines unless -t")
+	fs.BoolVar(&v.daemon, "daemon", false, "serve predictions over TCP: each example line sent gets its prediction line back (VW's daemon mode); learns from labeled lines unless -t; SIGINT or SIGTERM stops it, after saving -f (exit status 128 + the signal)")
 	fs.StringVar(&v.host, "host", "127.0.0.1", "with --daemon: the address to listen on; VW listens on every interface (0.0.0.0 or ::), sparseson on the loopback one unless told, so that a model server is not on the network unless asked")
 	fs.IntVar(&v.port, "port", defaultPort, "with --daemon: TCP port to listen on (0: any free port; see --port_file)")
 	fs.IntVar(&v.numChildren, "num_children", 10, "with --daemon: connections served at once (1..10000); more are refused with an error line (VW forks this many children; sparseson serves them concurrently)")
