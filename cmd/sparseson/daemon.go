@@ -115,8 +115,9 @@ func (d *driver) serve() error {
 
 // daemonSignals returns the channel of the signal that stops the daemon:
 // SIGINT or SIGTERM, or, when the driver has a context (tests), SIGINT
-// once it is done. Once one has come, a second signal has its default
-// action again (the process stops at once), as in batch mode.
+// once it is done; and the function that stops the watch, which
+// acceptLoop calls when the first signal has come, so that a second one
+// has its default action (the process stops at once), as in batch mode.
 func (d *driver) daemonSignals() (<-chan os.Signal, func()) {
 	ch := make(chan os.Signal, 1)
 	if d.ctx != nil {
