@@ -3,7 +3,7 @@
 //
 //	go run ./bench <suite> [flags]     one suite (flags: go run ./bench <suite> -h)
 //	go run ./bench all                 the tables and figures behind BENCHMARKS.md (allSteps in all.go); writes it
-//	go run ./bench --quick             every suite on tiny inputs, asserting finite outputs (CI)
+//	go run ./bench --quick             every suite on tiny inputs, asserting finite outputs (CI); needs no shared data
 //
 // The suites:
 //
@@ -22,7 +22,8 @@
 // -data DIR (default ../shared/data) is where the shared datasets are
 // read from, -out DIR (default bench/out) where CSV files and figures are
 // written, and --quick swaps every input for its first few hundred lines
-// and every sweep for one setting. The suites run the sparseson binary,
+// and every sweep for one setting; its inputs are bundled in
+// testdata/quick (run.QuickData), so that it runs on a fresh clone. The suites run the sparseson binary,
 // built once per run from ./cmd/sparseson, so they measure exactly what a
 // user gets; run them from the repository root. The real datasets are
 // developer data and are not part of the repository.
@@ -35,6 +36,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sparseson/sparseson/bench/accuracy"
@@ -116,14 +118,17 @@ func dispatch(args []string) error {
 }
 
 // quick runs every suite on tiny inputs; each asserts (run.Env.Finite)
-// that what it reports is a finite number.
+// that what it reports is a finite number. Beside each suite's wall time
+// it prints the CPU time it took (this process and the runs it started):
+// on a shared machine the wall time says more about the load.
 func quick(env *run.Env) error {
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	if err := env.Start(); err != nil {
 		return err
 	}
+	fmt.Printf("quick: data from %s\n", env.Data)
 	for _, s := range suites {
-		t := time.Now()
+		t, c := time.Now(), cpuTime()
 		// The suites' tables go to stdout; a quick run shows only its verdicts.
 		restore, err := silence()
 		if err != nil {
@@ -134,10 +139,23 @@ func quick(env *run.Env) error {
 		if err != nil {
 			return fmt.Errorf("--quick %s: %w", s.name, err)
 		}
-		fmt.Printf("quick %-10s ok  %5.1fs\n", s.name, time.Since(t).Seconds())
+		fmt.Printf("quick %-10s ok  %5.1fs  (CPU %5.1fs)\n", s.name, time.Since(t).Seconds(), (cpuTime() - c).Seconds())
 	}
-	fmt.Printf("quick: every suite ran, %d numbers checked finite, %.0fs\n", env.Checked(), time.Since(start).Seconds())
+	fmt.Printf("quick: every suite ran, %d numbers checked finite, %.0fs (CPU %.0fs, load average %s)\n", env.Checked(), time.Since(start).Seconds(), (cpuTime() - cpu0).Seconds(), loadAvg())
 	return nil
+}
+
+// cpuTime is the user and system time of this process and of the
+// children it has waited for.
+func cpuTime() time.Duration {
+	var t time.Duration
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if syscall.Getrusage(who, &ru) == nil {
+			t += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
+	}
+	return t
 }
 
 // silence sends stdout to /dev/null until restore is called.

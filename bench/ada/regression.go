@@ -149,8 +149,14 @@ func regression(env *run.Env, bin string, T int, only string, adaFull bool) erro
 	}
 	upd := map[string]string{"M": "--mirror_descent", "P": "--dual_averaging"}
 	half := map[string]string{"M": "0.5", "P": "5"} // δ/2 for δ = 1 (M), 10 (P)
+	etas, alphaLo, alphaHi := etaGrid, -4, 6
+	if env.Quick {
+		// One setting of each run: the plumbing, not the search (the
+		// figures suite asks for main and tau, 77 runs in full).
+		etas, alphaLo, alphaHi = []float64{1e-2}, 0, 0
+	}
 	for _, u := range []string{"M", "P"} {
-		for _, eta := range etaGrid {
+		for _, eta := range etas {
 			e := fmtG(eta)
 			if want("main") {
 				add("main", "ADA-FD", u, 20, e, "--ada_fd", "-m", "20", upd[u], "--delta", half[u], "-l", e)
@@ -170,7 +176,7 @@ func regression(env *run.Env, bin string, T int, only string, adaFull bool) erro
 		}
 	}
 	if want("main") || want("fdson") {
-		for k := -4; k <= 6; k++ {
+		for k := alphaLo; k <= alphaHi; k++ {
 			a := fmtG(math.Pow(10, float64(k)))
 			add("main", "FD-SON", "M", 20, "α="+a, "--fd", "-m", "20", "--diag=false", "--alpha", a)
 		}

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sparseson/sparseson/gd"
 	"github.com/sparseson/sparseson/hashing"
@@ -34,9 +36,11 @@ type vwFlags struct {
 	expectileQ   float64
 
 	daemon      bool
+	host        string
 	port        int
 	numChildren int
 	maxLine     int
+	idleSecs    float64
 	pidFile     string
 	portFile    string
 
@@ -62,10 +66,12 @@ func addVWFlags(fs *pflag.FlagSet, c *config) {
 	fs.Float64Var(&v.l1, "l1", 0, "L1 regularization λ₁ ≥ 0: VW's lazy truncated gradient, for the first-order learner's --sgd, --adaptive and --normalized steps")
 	fs.Float64Var(&v.expectileQ, "expectile_q", 0, "q in (0, 0.5] of --loss_function expectile (required with it)")
 
-	fs.BoolVar(&v.daemon, "daemon", false, "serve predictions over TCP: each example line sent gets its prediction line back (VW's daemon mode); learns from labeled lines unless -t")
+	fs.BoolVar(&v.daemon, "daemon", false, "serve predictions over TCP: each example line sent gets its prediction line back (VW's daemon mode); learns from labeled lines unless -t; SIGINT or SIGTERM stops it, after saving -f (exit status 128 + the signal)")
+	fs.StringVar(&v.host, "host", "127.0.0.1", "with --daemon: the address to listen on; VW listens on every interface (0.0.0.0 or ::), sparseson on the loopback one unless told, so that a model server is not on the network unless asked")
 	fs.IntVar(&v.port, "port", defaultPort, "with --daemon: TCP port to listen on (0: any free port; see --port_file)")
 	fs.IntVar(&v.numChildren, "num_children", 10, "with --daemon: connections served at once (1..10000); more are refused with an error line (VW forks this many children; sparseson serves them concurrently)")
-	fs.IntVar(&v.maxLine, "daemon_max_line", 1<<20, "with --daemon: longest line in bytes (64..256 MiB); a longer one gets an error line and the connection is closed")
+	fs.IntVar(&v.maxLine, "daemon_max_line", 1<<20, "with --daemon: longest line in bytes (64..256 MiB); a longer one is read to its end and dropped, with an error line, and the connection goes on")
+	fs.Float64Var(&v.idleSecs, "daemon_idle_timeout", 60, "with --daemon: seconds a connection may go without sending a byte (or without reading its answers) before it gets an error line and is closed, freeing its --num_children slot (0: never; not in VW) [0..86400]")
 	fs.StringVar(&v.pidFile, "pid_file", "", "with --daemon: write the process id to this file")
 	fs.StringVar(&v.portFile, "port_file", "", "with --daemon: write the port listened on to this file")
 
@@ -146,7 +152,7 @@ func init() {
 	flagGroups = append(flagGroups, struct {
 		title string
 		names []string
-	}{"Serving (--daemon)", []string{"daemon", "port", "num_children", "daemon_max_line", "pid_file", "port_file", "foreground"}})
+	}{"Serving (--daemon)", []string{"daemon", "host", "port", "num_children", "daemon_max_line", "daemon_idle_timeout", "pid_file", "port_file", "foreground"}})
 }
 
 // applyVWAliases runs after parsing: --OjaNewton selects Oja-SON as --oja
@@ -188,6 +194,10 @@ func (c *config) validateVW() error {
 		return fmt.Errorf("--num_children %d: must be in 1..10000", v.numChildren)
 	case v.maxLine < 64 || v.maxLine > 256<<20:
 		return fmt.Errorf("--daemon_max_line %d: must be in 64..%d", v.maxLine, 256<<20)
+	case !(v.idleSecs >= 0 && v.idleSecs <= 86400):
+		return fmt.Errorf("--daemon_idle_timeout %v: must be in 0..86400 seconds (0: never)", v.idleSecs)
+	case v.host == "" || (strings.Contains(v.host, ":") && net.ParseIP(v.host) == nil):
+		return fmt.Errorf("--host %q: an IP address or a host name, without a port (0.0.0.0 or :: for every interface)", v.host)
 	case v.l1 > 0 && (c.softmax > 0 || c.nasaStep() != gd.StepSchedule):
 		return errors.New("--l1 (truncated gradient) works with the first-order --sgd, --adaptive and --normalized steps; not with --softmax or NASA's steps")
 	}
@@ -204,7 +214,7 @@ func (c *config) validateVW() error {
 			return errors.New("--daemon reads its examples from connections, not from files")
 		}
 	} else {
-		for _, f := range []string{"port", "num_children", "daemon_max_line", "pid_file", "port_file"} {
+		for _, f := range []string{"host", "port", "num_children", "daemon_max_line", "daemon_idle_timeout", "pid_file", "port_file"} {
 			if c.changed(f) {
 				return fmt.Errorf("--%s applies to --daemon", f)
 			}
@@ -216,6 +226,11 @@ func (c *config) validateVW() error {
 		}
 	}
 	return nil
+}
+
+// idleTimeout is --daemon_idle_timeout as a duration (0: none).
+func (v *vwFlags) idleTimeout() time.Duration {
+	return time.Duration(v.idleSecs * float64(time.Second))
 }
 
 // vwSharedOptions are the model options the flags above add to the shared

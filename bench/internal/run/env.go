@@ -17,6 +17,18 @@ import (
 // run takes well under two minutes.
 const QuickLines = 300
 
+// QuickData is where --quick reads its data unless -data is given: the
+// first lines of every shared file the quick run opens, bundled with the
+// repository so that the README's test command passes on a fresh clone,
+// without the shared datasets beside it (220 KB in all). Each file is the
+// first QuickLines lines of its namesake in ../shared/data (news20's,
+// whose posts are long, the first 150), written by
+//
+//	zcat ../shared/data/F.gz | head -300 | gzip -9n > testdata/quick/F.gz
+//
+// TestQuickData checks them against ../shared/data where it is present.
+const QuickData = "testdata/quick"
+
 // Env is the flag and I/O layer every suite shares: where the data is
 // read from (-data), where results are written (-out), whether the run is
 // a --quick smoke test, and the sparseson binary, built once per process.
@@ -26,6 +38,7 @@ type Env struct {
 	Quick bool
 
 	outSet   bool
+	dataSet  bool
 	once     sync.Once
 	bin      string
 	binErr   error
@@ -38,7 +51,10 @@ type Env struct {
 // Register adds the shared flags to a suite's flag set, so that they may
 // be given before or after the suite's name.
 func (e *Env) Register(fs *flag.FlagSet) {
-	fs.StringVar(&e.Data, "data", e.Data, "directory of the shared datasets")
+	fs.Func("data", "directory of the shared datasets (default ../shared/data; --quick: "+QuickData+", the bundled heads)", func(s string) error {
+		e.Data, e.dataSet = s, true
+		return nil
+	})
 	fs.Func("out", "directory the results (CSV, PNG, SVG) are written to (default bench/out; --quick: a temporary directory)", func(s string) error {
 		e.Out, e.outSet = s, true
 		return nil
@@ -49,10 +65,14 @@ func (e *Env) Register(fs *flag.FlagSet) {
 // NewEnv returns the defaults: ../shared/data and bench/out.
 func NewEnv() *Env { return &Env{Data: "../shared/data", Out: "bench/out"} }
 
-// Start finishes the set-up once flags are parsed: a quick run writes to
-// a temporary directory unless -out was given, so that it never replaces
-// the committed results.
+// Start finishes the set-up once flags are parsed: a quick run reads the
+// bundled QuickData and writes to a temporary directory unless -data and
+// -out were given, so that it needs no shared data and never replaces the
+// committed results.
 func (e *Env) Start() error {
+	if e.Quick && !e.dataSet {
+		e.Data = QuickData
+	}
 	if e.tmp == "" {
 		dir, err := os.MkdirTemp("", "sparseson-bench")
 		if err != nil {

@@ -1,8 +1,13 @@
 package run
 
 import (
+	"compress/gzip"
 	"flag"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -54,4 +59,82 @@ func TestFinite(t *testing.T) {
 			t.Errorf("checked %d numbers, want 9", e.Checked())
 		}
 	}
+}
+
+// TestQuickDataDefault: --quick reads the bundled heads unless -data is
+// given; a full run reads the shared data.
+func TestQuickDataDefault(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		quick bool
+		args  []string
+		want  string
+	}{
+		{"full run", false, nil, "../shared/data"},
+		{"full run, -data", false, []string{"-data", "d"}, "d"},
+		{"quick", true, nil, QuickData},
+		{"quick, -data", true, []string{"-data", "d"}, "d"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := NewEnv()
+			defer e.Close()
+			e.Quick = tc.quick
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			e.Register(fs)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			e.Out = filepath.Join(t.TempDir(), "out")
+			e.outSet = true
+			if err := e.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if e.Data != tc.want {
+				t.Errorf("-data %s, want %s", e.Data, tc.want)
+			}
+		})
+	}
+}
+
+// TestQuickData: every bundled file --quick reads is a gzip'd text of at
+// most QuickLines lines, and, where the shared data is beside the
+// repository, the head of its namesake there.
+func TestQuickData(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", QuickData)
+	files, err := filepath.Glob(filepath.Join(dir, "*.gz"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no bundled quick data in %s (%v)", dir, err)
+	}
+	shared := filepath.Join("..", "..", "..", "..", "shared", "data")
+	if _, err := os.Stat(shared); err != nil {
+		t.Logf("%s is not here: the bundled files are checked, not compared with their sources", shared)
+		shared = ""
+	}
+	for _, f := range files {
+		text := gunzip(t, f)
+		if n := strings.Count(text, "\n"); n == 0 || n > QuickLines || !strings.HasSuffix(text, "\n") {
+			t.Errorf("%s: %d whole lines, want 1..%d and nothing after the last", f, n, QuickLines)
+		}
+		if shared != "" && !strings.HasPrefix(gunzip(t, filepath.Join(shared, filepath.Base(f))), text) {
+			t.Errorf("%s is not the head of its namesake in %s", f, shared)
+		}
+	}
+}
+
+func gunzip(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return string(b)
 }
