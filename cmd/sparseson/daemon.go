@@ -68,7 +68,7 @@ func (d *driver) serve() error {
 	port := ln.Addr().(*net.TCPAddr).Port
 	for _, f := range []struct{ path, text string }{{c.vw.pidFile, strconv.Itoa(os.Getpid())}, {c.vw.portFile, strconv.Itoa(port)}} {
 		if f.path != "" {
-			if err := os.WriteFile(f.path, []byte(f.text+"\n"), 0o644); err != nil {
+			if err := writeSmallOutput(f.path, f.text+"\n"); err != nil {
 				return fmt.Errorf("--daemon: %w", err)
 			}
 		}

@@ -79,6 +79,7 @@ func TestExitStatus(t *testing.T) {
 		{"--cache_file is the data", []string{"--cache_file", d, d}, 2, "is also a data file"},
 		{"-f is the data", []string{"-f", d, d}, 2, "is also a data file"},
 		{"-r is the data through a link", []string{"-r", in("link.vw"), d}, 2, "is also a data file"},
+		{"--pid_file and --port_file, one file", []string{"--daemon", "--port", "0", "--pid_file", in("pp"), "--port_file", in("pp")}, 2, "are the same file"},
 		{"two outputs, one file", []string{"-p", in("out"), "--readable_model", in("out"), d}, 2, "are the same file"},
 
 		{"missing data", []string{in("nothere.vw")}, 1, "nothere.vw"},

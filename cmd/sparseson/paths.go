@@ -27,6 +27,10 @@ func outputs(c *config, cachePath string) []output {
 		{"-p", c.predictions, outfile.Stream},
 		{"-r", c.vw.raw, outfile.Stream},
 		{"--cache_file", cachePath, outfile.Cache},
+		// Written whole and at once, so that a watcher never reads half a
+		// number.
+		{"--pid_file", c.vw.pidFile, outfile.Model},
+		{"--port_file", c.vw.portFile, outfile.Model},
 	}
 	if c.profile != "" {
 		all = append(all, output{"--profile", filepath.Join(c.profilePath, profileFiles[c.profile]), outfile.Stream})
@@ -125,4 +129,19 @@ func removeStale(c *config, cachePath string, stderr io.Writer) {
 			fmt.Fprintf(stderr, "sparseson: removed %s, the temporary file of an interrupted save of %s\n", name, path)
 		}
 	}
+}
+
+// writeSmallOutput writes text to path by the rules of internal/outfile
+// (a link written through, a regular file replaced atomically, a FIFO
+// written into).
+func writeSmallOutput(path, text string) error {
+	f, err := outfile.Open(path, outfile.Model)
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(f, text); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
 }
