@@ -63,6 +63,8 @@ func TestWildcardExpansionBounded(t *testing.T) {
 		{"cubic twice", []string{":::", "::a", ":::"}, 0, 1353400, ""},
 		{"cubic over a lowered limit", []string{":::"}, 1 << 20, 0, ": at least 1353601 features with interactions (limit 1048576)"},
 		{"quartic", []string{"::::"}, 0, 0, ": at least 68685251 features with interactions (limit 4194304)"},
+		// Each term alone within the limit, together over it.
+		{"two terms", []string{"::", ":!:"}, 30000, 0, ": more than 30000 interaction terms"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			guard(t, func() {

@@ -205,10 +205,13 @@ func (b *Builder) expandTerms() error {
 	if least > float64(b.maxFeat) {
 		return fmt.Errorf("%w: at least %.0f features with interactions (limit %d)", ErrTooManyFeatures, least, b.maxFeat)
 	}
-	b.seen.reset(raw)
-	// Room for every term up front: growing by doubling copies the lists
+	// Each term kept generates a feature at least, so more than maxFeat of
+	// them are refused (in emit) and the set never holds more.
+	most := int(min(raw, float64(b.maxFeat)+1))
+	b.seen.reset(most)
+	// Room for the terms up front: growing by doubling copies the lists
 	// over and over when an example expands to millions of terms.
-	if n := int(raw); n > cap(b.spans) {
+	if n := most; n > cap(b.spans) {
 		b.spans = make([]termSpan, 0, n)
 		b.terms = make([][]byte, 0, n)
 	}
@@ -216,7 +219,7 @@ func (b *Builder) expandTerms() error {
 	// while growing) and turned into slices at the end. keyBuf holds each
 	// kept term's namespaces sorted, at the same offsets as in termBuf.
 	b.spans = b.spans[:0]
-	emit := func(t []byte) {
+	emit := func(t []byte) error {
 		start := len(b.termBuf)
 		b.termBuf = append(b.termBuf, t...)
 		nt := b.termBuf[start:]
@@ -227,15 +230,21 @@ func (b *Builder) expandTerms() error {
 		if !b.seen.add(key, b.keyBuf, b.spans) {
 			b.termBuf = b.termBuf[:start]
 			b.keyBuf = b.keyBuf[:start]
-			return
+			return nil
 		}
 		b.spans = append(b.spans, termSpan{int32(start), int32(len(b.termBuf))})
+		if len(b.spans) > b.maxFeat {
+			return fmt.Errorf("%w: more than %d interaction terms", ErrTooManyFeatures, b.maxFeat)
+		}
+		return nil
 	}
 	var tmp [maxTerm]byte
 	var choice [maxTerm]int
 	for _, t := range b.cfg.inter {
 		if !bytesContain(t, Wildcard) {
-			emit(t)
+			if err := emit(t); err != nil {
+				return err
+			}
 			continue
 		}
 		if len(ns) == 0 || !b.namedPresent(t) {
@@ -261,7 +270,9 @@ func (b *Builder) expandTerms() error {
 			for i := 0; i < nw; i++ {
 				tmp[wpos[i]] = ns[choice[i]]
 			}
-			emit(tmp[:len(t)])
+			if err := emit(tmp[:len(t)]); err != nil {
+				return err
+			}
 			i := nw - 1
 			for ; i >= 0; i-- {
 				choice[i]++
@@ -352,9 +363,9 @@ type termSet struct {
 }
 
 // reset empties the set and sizes it for n terms at load ≤ 1/2.
-func (s *termSet) reset(n float64) {
+func (s *termSet) reset(n int) {
 	size := 16
-	for float64(size) < 2*n && size < 1<<30 {
+	for size < 2*n {
 		size <<= 1
 	}
 	// Shrink after an example that needed a huge set, as slotTable does.
