@@ -187,6 +187,9 @@ func TestStreamSniff(t *testing.T) {
 			errors: map[int64]string{2: mismatch("VW", "LIBSVM", 1), 3: mismatch("VW", "LIBSVM", 1)}},
 		{name: "VW, then a LIBSVM line", text: "# c\n\n1 |f a\n2 1:3\n", examples: 1,
 			errors: map[int64]string{1: "no '|' in VW line", 4: mismatch("LIBSVM", "VW", 3)}},
+		{name: "index:value before a '|' in a line longer than a chunk", chunk: 16,
+			text: "1 2:3 4:5 6:7 8:9 |f a\n1 |f b\n", examples: 1,
+			errors: map[int64]string{1: "too many label tokens (5)"}},
 		{name: "junk is reported as it is", text: "1 |f a\n1 a b\n", examples: 1,
 			errors: map[int64]string{2: "no '|' in VW line"}},
 		{name: "undecided across small chunks", chunk: 16,
@@ -269,10 +272,12 @@ func TestLineFormat(t *testing.T) {
 	}
 }
 
-// FuzzLineFormat: what the start of a line tells, the whole line tells
-// too, so that sniffing may decide before a long line has fully arrived.
+// FuzzLineFormat: a '|' in the start of a line tells VW for the whole
+// line, so that sniffing may decide on it before a long line has fully
+// arrived; the sniffer, fed a line in pieces, tells what the whole line
+// tells, or nothing.
 func FuzzLineFormat(f *testing.F) {
-	for _, s := range []string{"1 |f a", "1 1:2 # a|b", "# c", "1", "1 a:", "x x x x"} {
+	for _, s := range []string{"1 |f a", "1 1:2 # a|b", "# c", "1", "1 a:", "x x x x", "0 :00000|", "1:0.5 2:1 | a"} {
 		f.Add([]byte(s), uint8(3))
 	}
 	f.Fuzz(func(t *testing.T, line []byte, cut uint8) {
@@ -280,8 +285,16 @@ func FuzzLineFormat(f *testing.F) {
 			line = line[:i]
 		}
 		k := min(int(cut), len(line))
-		if p := lineFormat(line[:k]); p != Auto && p != lineFormat(line) {
-			t.Fatalf("start %q tells %v, whole %q tells %v", line[:k], p, line, lineFormat(line))
+		whole := lineFormat(line)
+		if p := lineFormat(line[:k]); p == VW && whole != VW {
+			t.Fatalf("start %q tells VW, whole %q tells %v", line[:k], line, whole)
+		}
+		var sn sniffer
+		if got, _, ok := sn.scan(line[:k], false); ok && got != whole {
+			t.Fatalf("sniffed %v from the start %q of %q, which tells %v", got, line[:k], line, whole)
+		}
+		if got, _, ok := sn.scan(append(line[:k:k], line[k:]...), true); ok != (whole != Auto) || ok && got != whole {
+			t.Fatalf("sniffed %v (%v) from the whole %q, which tells %v", got, ok, line, whole)
 		}
 	})
 }

@@ -62,7 +62,9 @@ const sniffedNothing = -1
 // holds a ':' (index:value), and Auto (it cannot tell) for a blank line, a
 // comment, a bare label or anything that is neither. Only the text before
 // a '#' counts, so that a LIBSVM comment with a '|' in it does not read as
-// VW. What a line's start shows, its whole shows too.
+// VW. If the start of a line shows VW, the whole line does too; not so for
+// LIBSVM, since a '|' may follow index:value tokens (VW's cost-sensitive
+// labels, "1:0.5 2:1 | a").
 func lineFormat(line []byte) Format {
 	if i := bytes.IndexByte(line, '#'); i >= 0 {
 		line = line[:i]
@@ -99,9 +101,11 @@ type sniffer struct {
 }
 
 // scan looks at data (text from the first line not yet handed on) from
-// where it stopped last time, the unfinished last line included. It
-// returns the format and the line, counted from data's first, that told it.
-func (s *sniffer) scan(data []byte) (Format, int64, bool) {
+// where it stopped last time. The last line is unfinished unless atEOF:
+// only a '|' in it tells, as a start of a line tells nothing else for sure.
+// It returns the format and the line, counted from data's first, that told
+// it.
+func (s *sniffer) scan(data []byte, atEOF bool) (Format, int64, bool) {
 	for {
 		rest := data[s.pos:]
 		i := bytes.IndexByte(rest, '\n')
@@ -109,7 +113,7 @@ func (s *sniffer) scan(data []byte) (Format, int64, bool) {
 		if i >= 0 {
 			line = rest[:i]
 		}
-		if f := lineFormat(line); f != Auto {
+		if f := lineFormat(line); f == VW || f == LIBSVM && (i >= 0 || atEOF) {
 			return f, s.lines, true
 		}
 		if i < 0 {

@@ -657,7 +657,7 @@ func (r *lineReader) fillChunk(c *chunk) error {
 // the first line not yet in a chunk. It reports whether to read on and
 // hold data meanwhile.
 func (r *lineReader) sniff(sn *sniffer, data []byte) bool {
-	f, at, ok := sn.scan(data)
+	f, at, ok := sn.scan(data, r.eof)
 	switch {
 	case ok:
 		r.format, r.decided, r.sniffAt = f, true, r.line+at
