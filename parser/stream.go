@@ -22,8 +22,12 @@ const (
 
 // Options configure Open and OpenCache.
 type Options struct {
-	Format Format         // Auto by default
-	Hash   hashing.Config // how features are hashed
+	Format Format // Auto by default
+	// Hash is how features are hashed. Its MaxFeatures also bounds the
+	// words of a line (maxWords), which the reader counts as the line
+	// comes in, so that a line far over the limit is skipped before it is
+	// held whole.
+	Hash hashing.Config
 	// Workers is the number of parsing goroutines; 0 means GOMAXPROCS.
 	Workers int
 	// MaxLineBytes bounds a line; longer lines are reported as malformed
