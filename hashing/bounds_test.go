@@ -154,6 +154,7 @@ func TestWildcardDedupMatchesScan(t *testing.T) {
 		{"d:", "a:", ":d:", "ad"},
 		{"aab", ":a:", "::a", "b::"},
 		{"::", "::::"},
+		{":::", "a::", "ab", ":b"},
 	} {
 		b, err := NewBuilder(Config{Interactions: inter})
 		if err != nil {

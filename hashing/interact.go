@@ -192,7 +192,8 @@ func (b *Builder) interactN(t []byte) error {
 // work; duplicates are found with a hash set of the terms' sorted
 // namespaces, so the expansion costs time in proportion to the terms it
 // yields (a linear scan made 100 one-feature namespaces under --cubic :::
-// take a minute).
+// take a minute), and only looked for where two interactions have the same
+// length (normalized.sameLen).
 func (b *Builder) expandTerms() error {
 	b.terms = b.terms[:0]
 	b.termBuf = b.termBuf[:0]
@@ -208,7 +209,10 @@ func (b *Builder) expandTerms() error {
 	// Each term kept generates a feature at least, so more than maxFeat of
 	// them are refused (in emit) and the set never holds more.
 	most := int(min(raw, float64(b.maxFeat)+1))
-	b.seen.reset(most)
+	dedup := b.cfg.sameLen
+	if dedup {
+		b.seen.reset(most)
+	}
 	// Room for the terms up front: growing by doubling copies the lists
 	// over and over when an example expands to millions of terms.
 	if n := most; n > cap(b.spans) {
@@ -227,7 +231,7 @@ func (b *Builder) expandTerms() error {
 		b.keyBuf = append(b.keyBuf, nt...)
 		key := b.keyBuf[start:]
 		insertionSort(key)
-		if !b.seen.add(key, b.keyBuf, b.spans) {
+		if dedup && !b.seen.add(key, b.keyBuf, b.spans) {
 			b.termBuf = b.termBuf[:start]
 			b.keyBuf = b.keyBuf[:start]
 			return nil
