@@ -29,6 +29,10 @@ type Builder struct {
 	nsDrop  bool
 	anon    uint32
 	err     error
+	// over counts the features past maxFeat, which are not kept: the
+	// example is refused anyway, and keeping them would let one line of
+	// 10^8 words take gigabytes before the limit is checked.
+	over int
 
 	// Features of the example in input order; g (namespace character) is
 	// filled only when interactions need it.
@@ -50,16 +54,23 @@ type Builder struct {
 	terms   [][]byte
 	termBuf []byte
 	keyBuf  []byte
-	keyOff  []int32
 	sorted  []byte
 	spans   []termSpan
+	seen    termSet
 
-	tab     slotTable
-	aud     *auditRec // names of the features, when recording (audit.go)
-	gpos    []int32   // scratch: a namespace's features in order (ngram.go)
-	out     *sparse.Example
-	merged  bool
-	idxStep [maxTerm]int32 // scratch for generic interaction generation
+	tab    slotTable
+	aud    *auditRec // names of the features, when recording (audit.go)
+	gpos   []int32   // scratch: a namespace's features in order (ngram.go)
+	out    *sparse.Example
+	merged bool
+	// Scratch for generic interaction generation (interactN): per
+	// position of the term, its namespace's features, its index, and the
+	// hash and value of the product up to it.
+	idxStep [maxTerm]int32
+	termH   [maxTerm][]uint32
+	termV   [maxTerm][]float64
+	prodH   [maxTerm]uint32
+	prodV   [maxTerm]float64
 }
 
 // maxTerm bounds the length of one interaction after expansion.
@@ -104,6 +115,7 @@ func (b *Builder) Begin() {
 	b.v = b.v[:0]
 	b.g = b.g[:0]
 	b.anon = 0
+	b.over = 0
 	b.err = nil
 	if b.aud != nil {
 		b.aud.begin()
@@ -147,7 +159,7 @@ func (b *Builder) Feature(name []byte, value float64) {
 	} else {
 		h = b.hashName(name, b.nsHash)
 	}
-	if b.aud != nil && value*b.nsScale != 0 {
+	if b.aud != nil && value*b.nsScale != 0 && len(b.h) < b.maxFeat {
 		b.aud.feature(name)
 	}
 	b.add(h, value)
@@ -159,7 +171,7 @@ func (b *Builder) FeatureHash(h uint32, value float64) {
 	if b.nsDrop {
 		return
 	}
-	if b.aud != nil && value*b.nsScale != 0 {
+	if b.aud != nil && value*b.nsScale != 0 && len(b.h) < b.maxFeat {
 		b.aud.feature(nil)
 	}
 	b.add(h, value)
@@ -172,6 +184,10 @@ func (b *Builder) add(h uint32, value float64) {
 	}
 	if v-v != 0 { // NaN or ±Inf, in one comparison
 		b.fail(fmt.Errorf("feature value %v is not finite", v))
+		return
+	}
+	if len(b.h) >= b.maxFeat {
+		b.over++
 		return
 	}
 	b.h = append(b.h, h)
@@ -218,6 +234,13 @@ func (b *Builder) Finish(ex *sparse.Example) error {
 	if b.err != nil {
 		return b.err
 	}
+	if b.over > 0 {
+		total := len(b.h) + b.over
+		if !b.cfg.cfg.NoConstant {
+			total++
+		}
+		return fmt.Errorf("%w: %d features (limit %d)", ErrTooManyFeatures, total, b.maxFeat)
+	}
 	if b.cfg.grams {
 		if err := b.addGrams(); err != nil {
 			return err
@@ -237,7 +260,11 @@ func (b *Builder) Finish(ex *sparse.Example) error {
 	if total > float64(b.maxFeat) {
 		return b.tooMany(total)
 	}
-	if need := int(total); cap(ex.Idx) < need || cap(ex.Val) < need {
+	// Slots are merged, so an example has at most 2^Bits of them however
+	// many features it generates: sized for those, the slot table of one
+	// line of a million interactions at -b 18 stays in cache.
+	distinct := int(min(total, float64(b.mask)+1))
+	if need := distinct; cap(ex.Idx) < need || cap(ex.Val) < need {
 		// Round up to a power of two: examples are reused for lines of
 		// varying length, and exact sizing would keep reallocating as
 		// ever-longer lines come by.
@@ -247,7 +274,7 @@ func (b *Builder) Finish(ex *sparse.Example) error {
 	}
 	b.out = ex
 	b.merged = false
-	b.tab.reset(int(total))
+	b.tab.reset(distinct)
 	b.putBase()
 	if !b.cfg.cfg.NoConstant {
 		b.put(ConstantHash&b.mask, 1)

@@ -126,6 +126,11 @@ type normalized struct {
 	ignore   [256]bool // Ignore alone, for the fingerprint
 	inter    [][]byte  // deduplicated interactions
 	wildcard bool      // some interaction has a ':'
+	// sameLen: two interactions have the same length, so that a wildcard's
+	// expansion may repeat a term of another one. Without, it cannot: the
+	// expansions of one interaction are distinct, and terms of different
+	// lengths differ.
+	sameLen bool
 	// n-grams (ngram.go): the longest gram and the skips per namespace.
 	ngram, skips [256]uint8
 	grams        bool // some namespace has ngram ≥ 2
@@ -196,6 +201,11 @@ func (c Config) normalize() (*normalized, error) {
 	}
 	if len(n.inter) == 0 {
 		n.inter = nil
+	}
+	for i, t := range n.inter {
+		for _, u := range n.inter[:i] {
+			n.sameLen = n.sameLen || len(t) == len(u)
+		}
 	}
 	return n, nil
 }

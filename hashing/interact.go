@@ -124,10 +124,11 @@ func (b *Builder) interact() error {
 // over the positions, folding hashes left: ((h1·P)^h2)·P^h3 ….
 func (b *Builder) interactN(t []byte) error {
 	L := len(t)
-	var hs [maxTerm][]uint32
-	var vs [maxTerm][]float64
-	var ph [maxTerm]uint32
-	var pv [maxTerm]float64
+	// Scratch kept in the Builder: zeroing two kilobytes of arrays per
+	// call took about a tenth of the time of a wildcard expanding to a
+	// million terms of one feature each.
+	hs, vs := &b.termH, &b.termV
+	ph, pv := &b.prodH, &b.prodV
 	idx := b.idxStep[:L]
 	for p := 0; p < L; p++ {
 		hs[p], vs[p] = b.ns(t[p])
@@ -185,37 +186,56 @@ func (b *Builder) interactN(t []byte) error {
 // wildcard: each ':' takes every namespace present, wildcard positions in
 // non-decreasing namespace order (combinations, not permutations), and
 // terms that only permute an earlier one are dropped, as VW does.
+//
+// The expansion is sized before it is done (expansionBound), so that an
+// example it would take over the feature limit is refused without the
+// work; duplicates are found with a hash set of the terms' sorted
+// namespaces, so the expansion costs time in proportion to the terms it
+// yields (a linear scan made 100 one-feature namespaces under --cubic :::
+// take a minute), and only looked for where two interactions have the same
+// length (normalized.sameLen).
 func (b *Builder) expandTerms() error {
 	b.terms = b.terms[:0]
 	b.termBuf = b.termBuf[:0]
 	b.keyBuf = b.keyBuf[:0]
-	b.keyOff = b.keyOff[:0]
 	// Sorted namespaces present in this example.
 	b.sorted = append(b.sorted[:0], b.present...)
 	insertionSort(b.sorted)
 	ns := b.sorted
+	raw, least := b.expansionBound()
+	if least > float64(b.maxFeat) {
+		return fmt.Errorf("%w: at least %.0f features with interactions (limit %d)", ErrTooManyFeatures, least, b.maxFeat)
+	}
+	// Each term kept generates a feature at least, so more than maxFeat of
+	// them are refused (in emit) and the set never holds more.
+	most := int(min(raw, float64(b.maxFeat)+1))
+	dedup := b.cfg.sameLen
+	if dedup {
+		b.seen.reset(most)
+	}
+	// Room for the terms up front: growing by doubling copies the lists
+	// over and over when an example expands to millions of terms.
+	if n := most; n > cap(b.spans) {
+		b.spans = make([]termSpan, 0, n)
+		b.terms = make([][]byte, 0, n)
+	}
 	// Terms are first collected as offsets into termBuf (which may move
-	// while growing) and turned into slices at the end.
+	// while growing) and turned into slices at the end. keyBuf holds each
+	// kept term's namespaces sorted, at the same offsets as in termBuf.
 	b.spans = b.spans[:0]
 	emit := func(t []byte) error {
 		start := len(b.termBuf)
 		b.termBuf = append(b.termBuf, t...)
 		nt := b.termBuf[start:]
 		canonicalInPlace(nt)
-		kstart := len(b.keyBuf)
 		b.keyBuf = append(b.keyBuf, nt...)
-		key := b.keyBuf[kstart:]
+		key := b.keyBuf[start:]
 		insertionSort(key)
-		prev := int32(0)
-		for _, o := range b.keyOff {
-			if string(b.keyBuf[prev:o]) == string(key) {
-				b.termBuf = b.termBuf[:start]
-				b.keyBuf = b.keyBuf[:kstart]
-				return nil
-			}
-			prev = o
+		if dedup && !b.seen.add(key, b.keyBuf, b.spans) {
+			b.termBuf = b.termBuf[:start]
+			b.keyBuf = b.keyBuf[:start]
+			return nil
 		}
-		b.keyOff = append(b.keyOff, int32(len(b.keyBuf)))
 		b.spans = append(b.spans, termSpan{int32(start), int32(len(b.termBuf))})
 		if len(b.spans) > b.maxFeat {
 			return fmt.Errorf("%w: more than %d interaction terms", ErrTooManyFeatures, b.maxFeat)
@@ -231,7 +251,10 @@ func (b *Builder) expandTerms() error {
 			}
 			continue
 		}
-		if len(ns) == 0 {
+		if len(ns) == 0 || !b.namedPresent(t) {
+			// Every expansion would name an absent namespace and generate
+			// nothing; nor could it stand in for a later term, since a
+			// duplicate names the same namespaces.
 			continue
 		}
 		// Odometer over the wildcard positions, non-decreasing.
@@ -273,6 +296,109 @@ func (b *Builder) expandTerms() error {
 		b.terms = append(b.terms, b.termBuf[sp.s:sp.e])
 	}
 	return nil
+}
+
+// expansionBound counts, before expanding, the terms the configured
+// interactions expand to on this example (raw, duplicates included: C(P+w−1,
+// w) for a term of w wildcards over P namespaces present) and a lower bound
+// on the features they generate with the base features and the constant.
+// The bound rests on each term alone: its own expansions are distinct
+// multisets of namespaces, so none is dropped as a duplicate of another of
+// them; a term of wildcards only generates every multiset of w features,
+// C(F+w−1, w) of F; a term with named namespaces, all present, at least
+// one feature per expansion (a term naming an absent one yields nothing).
+func (b *Builder) expansionBound() (raw, least float64) {
+	P := float64(len(b.present))
+	F := float64(len(b.h))
+	var most float64
+	for _, t := range b.cfg.inter {
+		if !b.namedPresent(t) {
+			raw++ // emitted as is if it has no wildcard, else skipped
+			continue
+		}
+		w := 0
+		for _, c := range t {
+			if c == Wildcard {
+				w++
+			}
+		}
+		terms := multisets(P, w)
+		raw += terms
+		if w == len(t) {
+			most = max(most, multisets(F, w))
+		} else {
+			most = max(most, terms)
+		}
+	}
+	least = F + most
+	if !b.cfg.cfg.NoConstant {
+		least++
+	}
+	return raw, least
+}
+
+// namedPresent reports whether every namespace t names (its positions other
+// than wildcards) has features in this example.
+func (b *Builder) namedPresent(t []byte) bool {
+	for _, c := range t {
+		if c != Wildcard && b.count[c] == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// multisets is C(n+k−1, k), the number of multisets of k drawn from n.
+func multisets(n float64, k int) float64 {
+	c := 1.0
+	for r := 1; r <= k; r++ {
+		c = c * (n + float64(r) - 1) / float64(r)
+	}
+	return c
+}
+
+// termSet is an open-addressing set of interaction terms for expandTerms'
+// de-duplication. Its slots hold a term's index in spans plus one (0 is
+// empty); the term's sorted namespaces are compared in keyBuf. It keeps its
+// array across examples and clears only the part an example uses.
+type termSet struct {
+	slot []int32
+	mask uint32
+}
+
+// reset empties the set and sizes it for n terms at load ≤ 1/2.
+func (s *termSet) reset(n int) {
+	size := 16
+	for size < 2*n {
+		size <<= 1
+	}
+	// Shrink after an example that needed a huge set, as slotTable does.
+	if cap(s.slot) < size || (cap(s.slot) > 1<<16 && cap(s.slot) > 64*size) {
+		s.slot = make([]int32, size)
+	}
+	s.slot = s.slot[:size]
+	clear(s.slot)
+	s.mask = uint32(size - 1)
+}
+
+// add inserts key (the sorted namespaces of the term about to become
+// spans[len(spans)]) and reports whether it was new.
+func (s *termSet) add(key, keyBuf []byte, spans []termSpan) bool {
+	h := uint32(2166136261) // FNV-1a
+	for _, c := range key {
+		h = (h ^ uint32(c)) * fnvPrime
+	}
+	for i := h & s.mask; ; i = (i + 1) & s.mask {
+		e := s.slot[i]
+		if e == 0 {
+			s.slot[i] = int32(len(spans) + 1)
+			return true
+		}
+		sp := spans[e-1]
+		if string(keyBuf[sp.s:sp.e]) == string(key) {
+			return false
+		}
+	}
 }
 
 type termSpan struct{ s, e int32 }

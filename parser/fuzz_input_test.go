@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
@@ -135,10 +136,12 @@ func resealCache(data []byte) []byte {
 // path (compression sniffed by magic bytes, gzip or zstd, line splitting,
 // parsing): it ends with io.EOF or an error with a message, never a
 // panic, and only valid examples come out. Seeds are compressed text,
-// concatenated and truncated streams; the mode byte picks the format and
-// the line limit.
+// concatenated and truncated streams, lines of too many words, lines that
+// tell no format; the mode byte picks the format and the line and feature
+// limits.
 func FuzzDecompress(f *testing.F) {
 	text := []byte("1 |f a b:2 c\n-1 0.5 'x|g d e\n2 1:3 4:0.5\n|f a\n")
+	longWords := []byte("1 |f " + strings.Repeat("x ", 5000) + "\nx x x x x x x x x x x x x x x x x x\n1 |f a\n")
 	gz := func(b []byte) []byte {
 		var buf bytes.Buffer
 		w := gzip.NewWriter(&buf)
@@ -165,11 +168,20 @@ func FuzzDecompress(f *testing.F) {
 		{0x28, 0xb5, 0x2f, 0xfd},
 		// A zstd frame header declaring the largest window.
 		{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0xf8, 0x01, 0x00, 0x00},
+		// Lines of more words than a line may have, plain and as bombs.
+		longWords,
+		gz(longWords),
+		zs(longWords),
+		// Lines that tell no format before one that does, and lines in
+		// the other format after it.
+		[]byte("1\n# c\n\n1 |f a\n2 1:3\n"),
+		[]byte("# c|d\n1 1:2\n1 |f a\n"),
 	} {
 		f.Add(s, uint8(0))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
-		opt := Options{Stdin: bytes.NewReader(data), Format: Format(mode % 3), MaxLineBytes: 64 + int(mode)*64, ChunkBytes: 256, Workers: 2}
+		opt := Options{Stdin: bytes.NewReader(data), Format: Format(mode % 3), MaxLineBytes: 64 + int(mode)*64, ChunkBytes: 256, Workers: 2,
+			Hash: hashing.Config{MaxFeatures: 8 + int(mode)}}
 		src, err := Open([]string{"-"}, opt)
 		if err != nil {
 			t.Fatal(err)

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/sparseson/sparseson/hashing"
@@ -19,6 +20,8 @@ var fuzzConfigs = []hashing.Config{
 	{Bits: 12, Interactions: []string{"ff", "ab"}, MaxFeatures: 1 << 14},
 	{Bits: 20, Interactions: []string{"f:", "abc"}, Ignore: "x", MaxFeatures: 1 << 14},
 	{Bits: 30, HashAll: true, Interactions: []string{"::"}, Keep: "abf ", MaxFeatures: 1 << 14},
+	// Expansions that were a minute or never ending on one line.
+	{Interactions: []string{":::", "a::"}, Ngrams: []string{"24"}, Skips: []string{"24"}, MaxFeatures: 1 << 14},
 }
 
 func fuzzLine(t *testing.T, line []byte, mode uint8, parse func([]byte, *hashing.Builder, *sparse.Example) error) {
@@ -61,6 +64,22 @@ func FuzzParseVW(f *testing.F) {
 		"1 |f a a:-1 b",
 	} {
 		f.Add([]byte(s), uint8(0))
+	}
+	// Hostile lines, under the config with n-grams and ':::'.
+	var many strings.Builder
+	many.WriteString("1")
+	for c := byte('0'); c < '0'+60; c++ {
+		if c != ':' && c != '|' {
+			many.WriteString(" |" + string(c) + " x")
+		}
+	}
+	for _, s := range []string{
+		"1 |t a b c",
+		"1 |t a b c d e f g h i j k l m n o p",
+		many.String(),
+		"1 |f " + strings.Repeat("x ", 20000),
+	} {
+		f.Add([]byte(s), uint8(len(fuzzConfigs)-1))
 	}
 	f.Fuzz(func(t *testing.T, line []byte, mode uint8) {
 		fuzzLine(t, line, mode, ParseVWLine)

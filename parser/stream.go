@@ -22,8 +22,12 @@ const (
 
 // Options configure Open and OpenCache.
 type Options struct {
-	Format Format         // Auto by default
-	Hash   hashing.Config // how features are hashed
+	Format Format // Auto by default
+	// Hash is how features are hashed. Its MaxFeatures also bounds the
+	// words of a line (maxWords), which the reader counts as the line
+	// comes in, so that a line far over the limit is skipped before it is
+	// held whole.
+	Hash hashing.Config
 	// Workers is the number of parsing goroutines; 0 means GOMAXPROCS.
 	Workers int
 	// MaxLineBytes bounds a line; longer lines are reported as malformed
@@ -192,12 +196,15 @@ type chunk struct {
 	file   string
 	line   int64 // number of the first line in data
 	format Format
-	lines  int64 // lines in data, for Stats
-	bytes  int64 // input bytes consumed for this chunk, for Stats
-	pre    []ParseError
-	batch  *Batch
-	err    error // fatal, reported after all earlier chunks
-	eof    bool  // end marker
+	// sniffAt is the line of the input that format was sniffed from; 0
+	// if it was given, sniffedNothing if no line told it (see Auto).
+	sniffAt int64
+	lines   int64 // lines in data, for Stats
+	bytes   int64 // input bytes consumed for this chunk, for Stats
+	pre     []ParseError
+	batch   *Batch
+	err     error // fatal, reported after all earlier chunks
+	eof     bool  // end marker
 }
 
 // pipeline is the machinery shared by text and cache sources: a reader
@@ -510,117 +517,25 @@ func (s *textSource) readInput(name string, seq *int64) (err error) {
 			err = nil
 		}
 	}()
-
-	maxLine := s.opt.MaxLineBytes
-	live := in.file == nil && in.comp == plain
-	line := int64(1)
-	format := s.opt.Format
-	decided := format != Auto
-	first := true
-	var carry []byte // partial last line, inside the previous chunk's buffer
-	var pre []ParseError
-	eof := false
-	for !eof {
+	r := &lineReader{
+		s:       s,
+		in:      in,
+		live:    in.file == nil && in.comp == plain,
+		line:    1,
+		format:  s.opt.Format,
+		decided: s.opt.Format != Auto,
+		first:   true,
+	}
+	for !r.eof {
 		c := s.getChunk()
 		if c == nil {
 			return errStop
 		}
-		// The buffer must hold the carried partial line with room to spare;
-		// one grown for a long line goes back to the normal size once that
-		// line is gone, so memory stays bounded by the usual sizes.
-		want := s.opt.ChunkBytes
-		if 2*len(carry) > want {
-			want = max(min(2*len(carry), maxLine+1), len(carry))
+		if err := r.fillChunk(c); err != nil {
+			s.free <- c
+			return err
 		}
-		if cap(c.buf) < want || cap(c.buf) > 4*want {
-			c.buf = make([]byte, want)
-		}
-		buf := c.buf[:cap(c.buf)]
-		n := copy(buf, carry)
-		carry = nil
-		var skipped int64 // bytes of an overlong line thrown away
-		for {
-			// Fill the buffer, or up to the end of input. Plain stdin may
-			// be a pipe fed line by line (predictions on a live stream):
-			// there, whole lines are passed on as soon as a read returns
-			// them rather than held back until the buffer is full.
-			for n < len(buf) && !eof {
-				m, rerr := in.r.Read(buf[n:])
-				n += m
-				if live && m > 0 && rerr == nil && bytes.IndexByte(buf[n-m:n], '\n') >= 0 {
-					break
-				}
-				if rerr == io.EOF {
-					eof = true
-				} else if rerr != nil {
-					select {
-					case <-s.done:
-						s.free <- c
-						return errStop
-					default:
-					}
-					s.free <- c
-					return in.readErr(rerr)
-				}
-			}
-			if first && n > 0 {
-				first = false
-				if hasPrefix(buf[:n], utf8BOM) {
-					copy(buf, buf[3:n])
-					n -= 3
-					skipped += 3
-				}
-			}
-			if eof || bytes.IndexByte(buf[:n], '\n') >= 0 {
-				break
-			}
-			// A line longer than the buffer: grow, or give up on it.
-			if len(buf) <= maxLine {
-				size := min(2*len(buf), maxLine+1)
-				nb := make([]byte, size)
-				copy(nb, buf[:n])
-				c.buf, buf = nb, nb
-				continue
-			}
-			// The line has more than maxLine bytes: report it and discard
-			// it up to its newline without keeping it.
-			pre = append(pre, ParseError{File: in.name, Line: line,
-				Msg: fmt.Sprintf("line longer than %d bytes", maxLine)})
-			line++
-			var rest int
-			skipped, rest, eof, err = s.discardLine(in, buf, n, skipped)
-			if err != nil {
-				s.free <- c
-				return err
-			}
-			n = rest
-		}
-		data := buf[:n]
-		if !eof {
-			if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
-				carry = data[i+1:]
-				data = data[:i+1]
-			} else {
-				carry, data = data, data[:0]
-			}
-		}
-		c.data = data
-		c.file = in.name
-		c.line = line
-		c.lines = int64(bytes.Count(data, []byte{'\n'}))
-		if len(data) > 0 && data[len(data)-1] != '\n' {
-			c.lines++
-		}
-		line += c.lines
-		c.lines += int64(len(pre)) // the discarded lines
-		c.bytes = int64(len(data)) + skipped
-		c.pre = append(c.pre[:0], pre...)
-		pre = pre[:0]
-		if !decided {
-			format, decided = sniffFormat(data)
-		}
-		c.format = format
-		if len(data) == 0 && len(c.pre) == 0 && c.bytes == 0 {
+		if len(c.data) == 0 && len(c.pre) == 0 && c.bytes == 0 {
 			s.free <- c
 			continue
 		}
@@ -631,31 +546,280 @@ func (s *textSource) readInput(name string, seq *int64) (err error) {
 	return nil
 }
 
+// lineReader is the state of reading one input into chunks.
+type lineReader struct {
+	s       *textSource
+	in      *input
+	live    bool  // plain stdin: pass lines on as soon as they come
+	line    int64 // number of the first line not yet in a chunk
+	format  Format
+	decided bool  // format is known (given, or sniffed)
+	sniffAt int64 // as chunk.sniffAt
+	first   bool  // nothing read yet (a BOM may come)
+	eof     bool
+	carry   []byte // partial last line, inside the previous chunk's buffer
+	pre     []ParseError
+}
+
+// fillChunk reads the next run of whole lines of the input into c. Lines
+// too long (MaxLineBytes) or of too many words (maxWords) are reported in
+// c.pre and skipped as they stream by, never held whole.
+func (r *lineReader) fillChunk(c *chunk) error {
+	opt := &r.s.opt
+	// The buffer must hold the carried partial line with room to spare;
+	// one grown for a long line goes back to the normal size once that
+	// line is gone, so memory stays bounded by the usual sizes.
+	want := opt.ChunkBytes
+	if 2*len(r.carry) > want {
+		want = max(min(2*len(r.carry), opt.MaxLineBytes+1), len(r.carry))
+	}
+	if cap(c.buf) < want || cap(c.buf) > 4*want {
+		c.buf = make([]byte, want)
+	}
+	buf := c.buf[:cap(c.buf)]
+	n := copy(buf, r.carry)
+	r.carry = nil
+	var skipped int64 // bytes of skipped lines (and a BOM)
+	var sn sniffer
+	var long longLine
+	for {
+		var err error
+		if n, err = r.fill(buf, n); err != nil {
+			return err
+		}
+		if r.first && n > 0 {
+			r.first = false
+			if hasPrefix(buf[:n], utf8BOM) {
+				copy(buf, buf[3:n])
+				n -= 3
+				skipped += 3
+			}
+		}
+		if !r.decided && long.size == 0 && r.sniff(&sn, buf[:n]) {
+			// Hold the lines that told nothing until one does.
+			if n == len(buf) {
+				buf = grow(c, buf, n, sniffHold)
+			}
+			continue
+		}
+		if r.eof || bytes.IndexByte(buf[:n], '\n') >= 0 {
+			if long.size > 0 {
+				buf, n = long.join(c, buf[:n])
+			}
+			break
+		}
+		if n < len(buf) {
+			continue // a BOM was dropped: fill the buffer first
+		}
+		// The buffer holds part of a line longer than it: keep the part,
+		// or give up on the line once it has more words or bytes than a
+		// line may have.
+		msg := long.add(buf, opt)
+		if msg == "" {
+			buf = make([]byte, max(len(buf), minPart))
+			c.buf, n = buf, 0
+			continue
+		}
+		skipped += int64(long.size)
+		long = longLine{}
+		r.pre = append(r.pre, ParseError{File: r.in.name, Line: r.line, Msg: msg})
+		r.line++
+		if skipped, n, err = r.discardLine(buf, n, skipped); err != nil {
+			return err
+		}
+		sn = sniffer{}
+	}
+	data := buf[:n]
+	if !r.eof {
+		if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+			r.carry = data[i+1:]
+			data = data[:i+1]
+		} else {
+			r.carry, data = data, data[:0]
+		}
+	}
+	c.data = data
+	c.file = r.in.name
+	c.line = r.line
+	c.lines = int64(bytes.Count(data, []byte{'\n'}))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		c.lines++
+	}
+	r.line += c.lines
+	c.lines += int64(len(r.pre)) // the discarded lines
+	c.bytes = int64(len(data)) + skipped
+	c.pre = append(c.pre[:0], r.pre...)
+	r.pre = r.pre[:0]
+	c.format, c.sniffAt = r.format, r.sniffAt
+	if !r.decided {
+		c.format = LIBSVM // see Auto
+	}
+	return nil
+}
+
+// sniff looks for the line that tells the format in data, the text from
+// the first line not yet in a chunk. It reports whether to read on and
+// hold data meanwhile.
+func (r *lineReader) sniff(sn *sniffer, data []byte) bool {
+	f, at, ok := sn.scan(data, r.eof)
+	switch {
+	case ok:
+		r.format, r.decided, r.sniffAt = f, true, r.line+at
+	case r.eof:
+	case len(data) < sniffHold:
+		return true
+	case sn.pos > 0:
+		r.format, r.decided, r.sniffAt = LIBSVM, true, sniffedNothing
+	}
+	// Else one line fills the buffer: the long-line rules take it, and
+	// sniffing starts again after it.
+	return false
+}
+
+// fill reads into buf after its first n bytes until it is full or the
+// input ends. Plain stdin may be a pipe fed line by line (predictions on a
+// live stream): there, whole lines are passed on as soon as a read returns
+// them rather than held back until the buffer is full.
+func (r *lineReader) fill(buf []byte, n int) (int, error) {
+	for n < len(buf) && !r.eof {
+		m, err := r.in.r.Read(buf[n:])
+		n += m
+		if r.live && m > 0 && err == nil && bytes.IndexByte(buf[n-m:n], '\n') >= 0 {
+			break
+		}
+		if err == io.EOF {
+			r.eof = true
+		} else if err != nil {
+			select {
+			case <-r.s.done:
+				return n, errStop
+			default:
+			}
+			return n, r.in.readErr(err)
+		}
+	}
+	return n, nil
+}
+
+// longLine holds the start of a line longer than the chunk buffer, as the
+// buffers it filled. Grown by doubling one buffer, such a line cost up to
+// three times its size (the buffer it outgrew, the new one, and the
+// garbage of the ones before), all before its words were counted.
+type longLine struct {
+	parts [][]byte
+	size  int
+	words wordCount
+}
+
+// minPart is the least size of a part of a long line, so that a small
+// ChunkBytes does not cut a long line into a great many pieces.
+const minPart = 64 << 10
+
+// add takes buf, full with part of a long line, unless the line has
+// outgrown the limits: then it returns why, and the line is to be skipped.
+func (l *longLine) add(buf []byte, opt *Options) string {
+	l.words.pos = 0 // counts go on from the previous part
+	switch {
+	case l.words.count(buf) > maxWords(opt):
+		return tooManyWords(opt)
+	case l.size+len(buf) > opt.MaxLineBytes:
+		return fmt.Sprintf("line longer than %d bytes", opt.MaxLineBytes)
+	}
+	l.parts = append(l.parts, buf)
+	l.size += len(buf)
+	return ""
+}
+
+// join gives c one buffer holding the parts and then tail.
+func (l *longLine) join(c *chunk, tail []byte) ([]byte, int) {
+	buf := make([]byte, l.size+len(tail))
+	k := 0
+	for _, p := range l.parts {
+		k += copy(buf[k:], p)
+	}
+	copy(buf[k:], tail)
+	c.buf = buf
+	*l = longLine{}
+	return buf, len(buf)
+}
+
+// grow gives c a buffer twice the size of buf (at most limit) holding its
+// first n bytes.
+func grow(c *chunk, buf []byte, n, limit int) []byte {
+	nb := make([]byte, max(min(2*len(buf), limit), len(buf)))
+	copy(nb, buf[:n])
+	c.buf = nb
+	return nb
+}
+
+// maxWords is the most words a line may have: one per feature, and the
+// label, importance, initial prediction and tag before them. A word that
+// starts with '|' (a namespace) does not count; nor can it hold a feature.
+func maxWords(opt *Options) int {
+	m := opt.Hash.MaxFeatures
+	if m <= 0 {
+		m = hashing.DefaultMaxFeatures
+	}
+	return m + 4
+}
+
+// tooManyWords is the message of a line over maxWords. Such a line is
+// refused as soon as its words are counted, before it is held whole, even
+// though values of 0 or an ignored namespace might have left it within the
+// limit on features: holding it would cost as much.
+func tooManyWords(opt *Options) string {
+	return fmt.Sprintf("more than %d words: a line may have at most %d features", maxWords(opt), maxWords(opt)-4)
+}
+
+// wordCount counts the words of a line as it comes in, looking at each
+// byte once.
+type wordCount struct {
+	pos    int
+	words  int
+	inWord bool
+}
+
+func (w *wordCount) count(line []byte) int {
+	for _, c := range line[w.pos:] {
+		if c == ' ' || c == '\t' {
+			w.inWord = false
+		} else if !w.inWord {
+			w.inWord = true
+			if c != '|' {
+				w.words++
+			}
+		}
+	}
+	w.pos = len(line)
+	return w.words
+}
+
 // discardLine reads on past an overlong line whose first n bytes are in
 // buf, up to and including its newline. It leaves what follows the newline
 // at the start of buf and returns its length.
-func (s *textSource) discardLine(in *input, buf []byte, n int, skipped int64) (int64, int, bool, error) {
+func (r *lineReader) discardLine(buf []byte, n int, skipped int64) (int64, int, error) {
 	for {
 		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
 			skipped += int64(i + 1)
-			return skipped, copy(buf, buf[i+1:n]), false, nil
+			return skipped, copy(buf, buf[i+1:n]), nil
 		}
 		skipped += int64(n)
-		m, err := in.r.Read(buf)
+		m, err := r.in.r.Read(buf)
 		n = m
 		if err == io.EOF {
+			r.eof = true
 			if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
 				skipped += int64(i + 1)
-				return skipped, copy(buf, buf[i+1:n]), true, nil
+				return skipped, copy(buf, buf[i+1:n]), nil
 			}
-			return skipped + int64(n), 0, true, nil
+			return skipped + int64(n), 0, nil
 		}
 		if err != nil {
-			return skipped, 0, false, in.readErr(err)
+			return skipped, 0, r.in.readErr(err)
 		}
 		select {
-		case <-s.done:
-			return skipped, 0, false, errStop
+		case <-r.s.done:
+			return skipped, 0, errStop
 		default:
 		}
 	}
@@ -672,6 +836,7 @@ func (s *textSource) parseChunk(c *chunk, b *hashing.Builder, batch *Batch) {
 		parse = ParseLIBSVMLine
 	}
 	maxLine := s.opt.MaxLineBytes
+	maxW := maxWords(&s.opt)
 	data := c.data
 	line := c.line
 	for len(data) > 0 {
@@ -686,6 +851,16 @@ func (s *textSource) parseChunk(c *chunk, b *hashing.Builder, batch *Batch) {
 			line++
 			continue
 		}
+		// A word takes two bytes with its separator: only a line that long
+		// can have too many (the reader has refused longer lines already).
+		if len(l) > 2*maxW {
+			var w wordCount
+			if w.count(l) > maxW {
+				batch.addError(c.file, line, tooManyWords(&s.opt))
+				line++
+				continue
+			}
+		}
 		ex := batch.next()
 		err := parse(l, b, ex)
 		if err == nil && s.opt.Classes > 0 {
@@ -699,8 +874,26 @@ func (s *textSource) parseChunk(c *chunk, b *hashing.Builder, batch *Batch) {
 			batch.keep()
 		case ErrBlankLine:
 		default:
-			batch.addError(c.file, line, err.Error())
+			batch.addError(c.file, line, s.lineError(c, l, err))
 		}
 		line++
 	}
+}
+
+// lineError is the message for a malformed line: its error, or, when the
+// format was sniffed and the line is plainly in the other one, that.
+func (s *textSource) lineError(c *chunk, l []byte, err error) string {
+	if c.sniffAt == 0 {
+		return err.Error()
+	}
+	f := lineFormat(l)
+	switch {
+	case f == Auto || f == c.format:
+		return err.Error()
+	case c.sniffAt == sniffedNothing:
+		return fmt.Sprintf("looks like %s, but the input is read as %s: nothing in its first %d bytes told its format; use --format",
+			formatName(f), formatName(c.format), sniffHold)
+	}
+	return fmt.Sprintf("looks like %s, but the input was sniffed as %s from line %d; use --format",
+		formatName(f), formatName(c.format), c.sniffAt)
 }

@@ -133,7 +133,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	showVersion := fs.Bool("version", false, "print the version and exit")
 
 	fs.StringArrayVarP(&c.data, "data", "d", nil, "input file (repeatable; '-' = stdin); also positional arguments; none = stdin")
-	fs.StringVar(&c.format, "format", "auto", "input format: auto, vw or libsvm (auto sniffs each input's first line)")
+	fs.StringVar(&c.format, "format", "auto", "input format: auto, vw or libsvm (auto sniffs each input from its first line with a '|' or index:value tokens)")
 	fs.BoolVarP(&c.testOnly, "testonly", "t", false, "ignore labels for learning: predict only")
 	fs.StringVarP(&c.initial, "initial_regressor", "i", "", "load the model from this file")
 	fs.StringVarP(&c.final, "final_regressor", "f", "", "save the model to this file (atomically; see Outputs below)")
