@@ -11,8 +11,11 @@ import (
 // and apply the choice.
 func (s *Sketch) shrink(st *sparse.Step, h sparse.Host, c, kap float64, zero bool) {
 	s.cnt.Shrinks++
+	s.gateOn = s.cfg.Gate > 0 && st.Seen >= s.gateFrom
 	for compacted := false; ; compacted = true {
 		z := st.Z[:s.p]
+		// A compaction recomputes the shrink, dropped directions included.
+		s.pendDrops, s.pendDropA, s.gateTries = 0, 0, 0
 		keep, rho, done := s.decompose(z, c, kap, zero)
 		if done {
 			return
@@ -21,7 +24,10 @@ func (s *Sketch) shrink(st *sparse.Step, h sparse.Host, c, kap float64, zero boo
 			s.commit(keep, rho, false)
 			return
 		}
-		switch s.choose(z, c, kap, keep, compacted) {
+		s.gateRho = rho
+		mv, k := s.choose(z, c, kap, keep, compacted)
+		keep = k
+		switch mv {
 		case moveAbsorb:
 			s.doAbsorb(h, keep, rho)
 			return
@@ -175,8 +181,9 @@ const (
 // choose picks the move (see the package comment): absorb if it is possible,
 // within the row band and κ̂ ≤ θ; else append if Z has a free row and κ̂ ≤ θ;
 // else compact once and retry, and after that the better-conditioned of the
-// two. The absorb candidate is left in dlt and k2.
-func (s *Sketch) choose(z []float64, c, kap float64, keep int, compacted bool) move {
+// two. A gate that acts drops directions first (gateDrop) and returns the
+// rows it keeps. The absorb candidate is left in dlt and k2.
+func (s *Sketch) choose(z []float64, c, kap float64, keep int, compacted bool) (move, int) {
 	p := s.p
 	kab, okAb, band := s.absorbCandidate(z, c, kap, keep)
 	if !compacted {
@@ -189,8 +196,17 @@ func (s *Sketch) choose(z []float64, c, kap float64, keep int, compacted bool) m
 			s.cnt.AbsorbIllCond++
 		}
 	}
+	for s.gateOn && !(okAb && kab <= s.theta) {
+		s.gateTries++
+		k, ok := s.gateDrop(keep)
+		if !ok {
+			break
+		}
+		keep = k
+		kab, okAb, _ = s.absorbCandidate(z, c, kap, keep)
+	}
 	if okAb && kab <= s.theta {
-		return moveAbsorb
+		return moveAbsorb, keep
 	}
 	// Append candidate: K_ext = [[K, a], [aᵀ, κ]], F_ext = [F_a | f].
 	kap2 := math.Inf(1)
@@ -206,13 +222,13 @@ func (s *Sketch) choose(z []float64, c, kap float64, keep int, compacted bool) m
 	}
 	switch {
 	case p < s.pmax && kap2 <= s.theta:
-		return moveAppend
+		return moveAppend, keep
 	case !compacted:
-		return moveCompact
+		return moveCompact, keep
 	case okAb && (p == s.pmax || kab <= kap2):
-		return moveAbsorb
+		return moveAbsorb, keep
 	default:
-		return moveAppend
+		return moveAppend, keep
 	}
 }
 
@@ -394,6 +410,13 @@ func (s *Sketch) commit(keep int, rho float64, knormStale bool) {
 		s.alpha += rho / 2 / s.wcur
 		s.grow += rho / 2 / s.wcur
 	}
+	// Saturated (they are saved): α can be as small as 1e-300.
+	if s.alpha > 0 {
+		s.sumRhoA = min(s.sumRhoA+float64(s.m)*rho/s.alpha, math.MaxFloat64)
+	}
+	s.cnt.Drops += s.pendDrops
+	s.sumDropA = min(s.sumDropA+s.pendDropA, math.MaxFloat64)
+	s.pendDrops, s.pendDropA = 0, 0
 	s.setDiag(keep)
 	if knormStale {
 		s.knorm = kBound(s.K, s.p, pm)
