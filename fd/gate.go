@@ -63,7 +63,7 @@ const GateRows = 50
 const gateLean = 1e-12
 
 // DefaultGate is the default ε of the gated FD.
-const DefaultGate = 0.1
+const DefaultGate = 0.3
 
 // gateDrop removes from the shrunk rows (eNew, fa, fext; keep of them) the
 // one that leans most on ĝ among those with E′ < ε·α, and reports whether
