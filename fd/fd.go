@@ -290,6 +290,7 @@ type Sketch struct {
 	sumRhoA             float64
 	gateTries           int
 	gateRho             float64 // ρ of the shrink in progress
+	leanOff             bool    // tests: the general absorb candidate always
 	gateLog             func(tries int)
 
 	// scratch

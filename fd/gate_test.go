@@ -383,3 +383,68 @@ func symEigenVecs(a [][]float64) ([]float64, [][]float64) {
 	}
 	return es.Values(nil), out
 }
+
+// TestGateLeanAbsorb is the lean path's oracle: with every direction of
+// [S; ĝᵀ] kept, the gated sketch skips the absorb candidate as infeasible
+// (shrink.go); the general candidate, computed instead (leanOff), must
+// come to the same moves — bit for bit the same sketch and SON — on the
+// open-loop streams and through the SON core.
+func TestGateLeanAbsorb(t *testing.T) {
+	same := func(t *testing.T, step int, a, b *Sketch) {
+		t.Helper()
+		ca, cb := a.Counts(), b.Counts()
+		// The general candidate may call a numerically singular solve
+		// "row band" rather than "infeasible"; the refusals add up alike.
+		ra := ca.AbsorbInfeasible + ca.AbsorbBand + ca.AbsorbIllCond
+		rb := cb.AbsorbInfeasible + cb.AbsorbBand + cb.AbsorbIllCond
+		ca.AbsorbInfeasible, ca.AbsorbBand, ca.AbsorbIllCond = 0, 0, 0
+		cb.AbsorbInfeasible, cb.AbsorbBand, cb.AbsorbIllCond = 0, 0, 0
+		sa, sb := a.State(), b.State()
+		if ca != cb || ra != rb || a.Alpha() != b.Alpha() || fmt.Sprint(sa) != fmt.Sprint(sb) {
+			t.Fatalf("step %d: lean %+v (refused %d), general %+v (refused %d)", step, ca, ra, cb, rb)
+		}
+	}
+	for k, c := range gateCases() {
+		t.Run(fmt.Sprintf("openloop_d%d_m%d_s%d_robust%v_eps%g", c.d, c.m, c.s, c.robust, c.eps), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(k), 28))
+			cfg := Config{M: c.m, Alpha: c.alpha, Robust: c.robust, Gate: c.eps, GateFrom: -1}
+			lean, _ := New(cfg)
+			gen, _ := New(cfg)
+			gen.leanOff = true
+			hl, hg := newDenseHost(c.d, lean.MaxRows()), newDenseHost(c.d, gen.MaxRows())
+			var skipped int64
+			for step, g := range randomStream(rng, 600, c.d, c.s, c.spread) {
+				hl.feed(lean, 1, g)
+				hg.feed(gen, 1, g)
+				same(t, step, lean, gen)
+			}
+			skipped = lean.Counts().AbsorbInfeasible
+			if skipped == 0 {
+				t.Fatal("the lean path never ran")
+			}
+			t.Logf("infeasible (lean) %d, general: infeasible %d band %d", skipped, gen.Counts().AbsorbInfeasible, gen.Counts().AbsorbBand)
+		})
+	}
+	for i, c := range []setup{
+		{d: 200, m: 10, s: 20, lossName: "logistic", alpha: 1, C: 1, diag: true},
+		{d: 120, m: 7, s: 12, lossName: "squared", alpha: 0, C: 1, robust: true},
+	} {
+		c.seed = uint64(280 + i)
+		t.Run("son_"+c.String(), func(t *testing.T) {
+			cfg := c.config()
+			cfg.Gate, cfg.GateFrom = 0.3, -1
+			a, ska := newSparse(t, c, cfg)
+			b, skb := newSparse(t, c, cfg)
+			skb.leanOff = true
+			for step, ex := range c.data(1500) {
+				if pa, pb := a.Learn(&ex), b.Learn(&ex); pa != pb {
+					t.Fatalf("step %d: lean %v, general %v", step, pa, pb)
+				}
+				same(t, step, ska, skb)
+			}
+			if ska.Counts().AbsorbInfeasible == 0 {
+				t.Fatal("the lean path never ran")
+			}
+		})
+	}
+}
