@@ -177,7 +177,7 @@ type Config struct {
 	// absorb tried again. 0 is exact FD.
 	Gate float64
 	// GateFrom is the number of features seen (sparse.Step.Seen) from
-	// which the gate acts: 0 selects GateRows·RowCap, a negative value
+	// which the gate acts: 0 selects GateRows·2m, a negative value
 	// makes it act from the start.
 	GateFrom int
 }
@@ -291,6 +291,7 @@ type Sketch struct {
 	gateTries           int
 	gateRho             float64 // ρ of the shrink in progress
 	leanOff             bool    // tests: the general absorb candidate always
+	pcap                int     // rows of Z before a shrink compacts (gatedRowCap)
 	gateLog             func(tries int)
 
 	// scratch
@@ -365,8 +366,9 @@ func New(cfg Config) (*Sketch, error) {
 	s := &Sketch{cfg: cfg, m: m, lb: lb, pmax: pm, theta: cfg.Theta, band: cfg.RowBand, alpha: cfg.Alpha, diag: true}
 	s.gateFrom = cfg.GateFrom
 	if s.gateFrom == 0 {
-		s.gateFrom = GateRows * pm
+		s.gateFrom = GateRows * DefaultRowCap(m, false)
 	}
+	s.pcap = pm
 	if cfg.Fast && !cfg.RankBuffer {
 		s.nb = m // Alg. 6: B⁽⁰⁾ = 0_{m×d}
 	}

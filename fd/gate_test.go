@@ -290,7 +290,8 @@ func TestGateMatchesDense(t *testing.T) {
 }
 
 // TestGateSwitch: below GateFrom features seen the gated sketch is exact
-// FD bit for bit; from there on it drops.
+// FD bit for bit (row cap included); from there on it drops, and Z's rows
+// keep to gatedRowCap.
 func TestGateSwitch(t *testing.T) {
 	c := setup{d: 200, m: 6, s: 12, lossName: "logistic", alpha: 0.5, C: 1, seed: 261}
 	data := c.data(1500)
@@ -298,9 +299,12 @@ func TestGateSwitch(t *testing.T) {
 	cfg := c.config()
 	cfg.Gate, cfg.GateFrom = 4, 150
 	gate, sk := newSparse(t, c, cfg)
-	switched := -1
+	switched, most := -1, 0
 	for i := range data {
 		a, b := exact.Learn(&data[i]), gate.Learn(&data[i])
+		if switched >= 0 && i > switched+100 {
+			most = max(most, sk.Rows())
+		}
 		if switched < 0 && gate.Seen() >= 150 {
 			switched = i
 		}
@@ -310,6 +314,9 @@ func TestGateSwitch(t *testing.T) {
 	}
 	if switched < 0 || sk.Counts().Drops == 0 {
 		t.Fatalf("switched at %d, drops %d: the gate never acted", switched, sk.Counts().Drops)
+	}
+	if most > gatedRowCap(c.m) || most <= c.m-1 {
+		t.Fatalf("rows of Z after the switch up to %d, gated cap %d", most, gatedRowCap(c.m))
 	}
 	t.Logf("switched at example %d, %d drops after", switched, sk.Counts().Drops)
 }

@@ -12,6 +12,10 @@ import (
 func (s *Sketch) shrink(st *sparse.Step, h sparse.Host, c, kap float64, zero bool) {
 	s.cnt.Shrinks++
 	s.gateOn = s.cfg.Gate > 0 && st.Seen >= s.gateFrom
+	s.pcap = s.pmax
+	if s.gateOn {
+		s.pcap = min(s.pmax, gatedRowCap(s.m))
+	}
 	for compacted := false; ; compacted = true {
 		z := st.Z[:s.p]
 		// A compaction recomputes the shrink, dropped directions included.
@@ -35,7 +39,7 @@ func (s *Sketch) shrink(st *sparse.Step, h sparse.Host, c, kap float64, zero boo
 			s.doAppend(h, keep, rho, c, kap, z)
 			return
 		}
-		s.compact(h, s.p < s.pmax)
+		s.compact(h, s.p < s.pcap)
 	}
 }
 
@@ -221,7 +225,7 @@ func (s *Sketch) choose(z []float64, c, kap float64, keep int, compacted bool) (
 	}
 	// Append candidate: K_ext = [[K, a], [aᵀ, κ]], F_ext = [F_a | f].
 	kap2 := math.Inf(1)
-	if p < s.pmax {
+	if p < s.pcap {
 		a := s.vq[:p]
 		for i, v := range z {
 			a[i] = c * v
@@ -232,11 +236,11 @@ func (s *Sketch) choose(z []float64, c, kap float64, keep int, compacted bool) (
 		}
 	}
 	switch {
-	case p < s.pmax && kap2 <= s.theta:
+	case p < s.pcap && kap2 <= s.theta:
 		return moveAppend, keep
 	case !compacted:
 		return moveCompact, keep
-	case okAb && (p == s.pmax || kab <= kap2):
+	case okAb && (p >= s.pcap || kab <= kap2):
 		return moveAbsorb, keep
 	default:
 		return moveAppend, keep
