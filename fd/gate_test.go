@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
@@ -453,5 +454,33 @@ func TestGateLeanAbsorb(t *testing.T) {
 				t.Fatal("the lean path never ran")
 			}
 		})
+	}
+}
+
+// TestGateReport: --sketch_report's gate line states the mode and puts the
+// drops' Σ E′/α beside Σ m·ρ/α, with the sketch's own figures.
+func TestGateReport(t *testing.T) {
+	c := setup{d: 60, m: 5, s: 8, lossName: "logistic", alpha: 1, C: 1, seed: 91}
+	for _, eps := range []float64{0, 2} {
+		cfg := c.config()
+		cfg.Gate, cfg.GateFrom = eps, -1
+		sp, sk := newSparse(t, c, cfg)
+		for _, ex := range c.data(500) {
+			sp.Learn(&ex)
+		}
+		var b strings.Builder
+		sp.Report(&b)
+		rhoA, dropA := sk.GateSums()
+		want := fmt.Sprintf("drops %d (%.4f per update), Σ E′/α of the drops = %.6g beside Σ m·ρ/α = %.6g", sk.Counts().Drops, float64(sk.Counts().Drops)/500, dropA, rhoA)
+		mode := "gate off (exact FD)"
+		if eps > 0 {
+			mode = "gate ε = 2 from the start"
+			if sk.Counts().Drops == 0 {
+				t.Fatal("no drops")
+			}
+		}
+		if out := b.String(); !strings.Contains(out, mode+": "+want) || !(rhoA > 0) {
+			t.Errorf("ε = %v: report lacks %q:\n%s", eps, mode+": "+want, out)
+		}
 	}
 }

@@ -195,7 +195,11 @@ func (s *Sketch) Report(w io.Writer, sumG2 float64) {
 		rate(c.AbsorbInfeasible), rate(c.AbsorbIllCond), rate(c.AbsorbBand))
 	gate := "off (exact FD)"
 	if s.cfg.Gate > 0 {
-		gate = fmt.Sprintf("ε = %g from %d features seen", s.cfg.Gate, s.gateFrom)
+		from := fmt.Sprintf("from %d features seen", s.gateFrom)
+		if s.gateFrom < 0 {
+			from = "from the start"
+		}
+		gate = fmt.Sprintf("ε = %g %s", s.cfg.Gate, from)
 	}
 	fmt.Fprintf(w, "gate %s: drops %d (%.4f per update), Σ E′/α of the drops = %.6g beside Σ m·ρ/α = %.6g\n",
 		gate, c.Drops, rate(c.Drops), s.sumDropA, s.sumRhoA)
