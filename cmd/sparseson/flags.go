@@ -200,7 +200,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.Float64Var(&c.etaPower, "eta_power", 0.5, "decay exponent of η_t: ½ as seed 004; seed 002 runs RFD-SON with 1 (η_t = 1/t)")
 	fs.Float64Var(&c.sketchScale, "sketch_scale", 0, "use this constant instead of √(σ+η_t) (VW's OjaNewton uses 0.5)")
 	fs.Float64Var(&c.ojaRate, "oja_rate", 1, "Oja step Γ_t = min(rate/t, 1) (the paper's 1/t is 1; VW uses 2)")
-	fs.Float64Var(&c.fdGate, "fd_gate", fd.DefaultGate, "ε of the gated FD (--fd, --rfd): where the shrunk sketch cannot be absorbed into Z's rows, drop the kept direction leaning most on the gradient with eigenvalue < ε·α instead of adding a row (Σ E′/α ≤ ε per drop is added to the regret bound, shown by --sketch_report); acts once the features seen reach 50× the row cap; 0 = exact FD")
+	fs.Float64Var(&c.fdGate, "fd_gate", fd.DefaultGate, "ε of the gated FD (--fd, --rfd): where the shrunk sketch cannot be absorbed into Z's rows, drop the kept direction leaning most on the gradient with eigenvalue E′ < ε·α instead of adding a row (the regret bound gains Σ E′/α < ε per drop, over 2(σ+η); --sketch_report prints the sum); acts once the features seen reach 100·m; 0 = exact FD")
 	fs.BoolVar(&c.diag, "diag", true, "diagonal pre-scaling: learn on D^{-1/2}x with D = 0.1 + Σ g² (seed 004 §5.2); --diag=false for the plain, linearly invariant SON")
 	fs.StringVar(&c.diagSketch, "diag_sketch", "scaled", "with --diag: scaled = sketch the current pre-scaled curvature, α from the data, ONS step with rate -l (default 5; README); paper = seed 004 §5.2 as written (σ, eta0, eta_power, sketch_scale apply)")
 	fs.BoolVar(&c.sketchReport, "sketch_report", false, "print the sketch's eigenvalue estimates and the share of Σ‖ĝ‖² they capture")
