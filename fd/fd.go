@@ -171,6 +171,15 @@ type Config struct {
 	// Dsyev makes every shrink use LAPACK's O(m³) Dsyev instead of the
 	// O(m²) arrowhead solver (arrow.go) — for tests and comparisons.
 	Dsyev bool
+	// Gate is ε of the gated FD (gate.go; per-step sketch only): when the
+	// shrink's result cannot be absorbed into Z's rows, the kept direction
+	// that leans most on ĝ among those with E′ < ε·α is dropped and the
+	// absorb tried again. 0 is exact FD.
+	Gate float64
+	// GateFrom is the number of features seen (sparse.Step.Seen) from
+	// which the gate acts: 0 selects GateRows·2m, a negative value
+	// makes it act from the start.
+	GateFrom int
 }
 
 // EigTol is the relative eigenvalue floor: after an eigendecomposition of
@@ -237,6 +246,9 @@ type Counts struct {
 	// kept directions contain ĝ (or F_a is singular); the absorb would
 	// leave κ̂ > θ; it would push a row norm of Z out of the band.
 	AbsorbInfeasible, AbsorbIllCond, AbsorbBand int64
+	// Directions the gate dropped (gate.go); saved only by a gated sketch,
+	// so that an exact sketch's model is what it was before the gate.
+	Drops int64
 }
 
 // Sketch is the sparse FD/RFD sketch; it implements sparse.Sketch.
@@ -265,6 +277,22 @@ type Sketch struct {
 	grow float64
 	wcur float64 // Step.W of the current update (≥ 1)
 	cnt  Counts
+	// The gate (gate.go): whether it acts in this update, from how many
+	// features seen, the drops of the shrink in progress (committed with
+	// it), Σ E′/α of the committed drops and Σ m·ρ/α of every shrink with
+	// α > 0 (the latter saved only by a gated sketch), and how often the
+	// gate was consulted in the current update (gateLog, a test hook,
+	// receives it after each update).
+	gateOn              bool
+	gateFrom            int
+	pendDrops           int64
+	pendDropA, sumDropA float64
+	sumRhoA             float64
+	gateTries           int
+	gateRho             float64 // ρ of the shrink in progress
+	leanOff             bool    // tests: the general absorb candidate always
+	pcap                int     // rows of Z before a shrink compacts (gatedRowCap)
+	gateLog             func(tries int)
 
 	// scratch
 	g, u, lam, work  []float64
@@ -310,6 +338,12 @@ func New(cfg Config) (*Sketch, error) {
 	if math.IsNaN(cfg.RowBand) || cfg.RowBand <= 1 {
 		return nil, fmt.Errorf("fd: row band must exceed 1, got %v", cfg.RowBand)
 	}
+	if !(cfg.Gate >= 0) || math.IsInf(cfg.Gate, 0) {
+		return nil, fmt.Errorf("fd: Gate ε must be finite and ≥ 0, got %v", cfg.Gate)
+	}
+	if cfg.Gate > 0 && cfg.Fast {
+		return nil, errors.New("fd: Gate applies to the per-step sketch, not the doubled buffer (Fast)")
+	}
 	m := cfg.M
 	lb := m
 	if cfg.Fast {
@@ -330,6 +364,11 @@ func New(cfg Config) (*Sketch, error) {
 	}
 	pm := cfg.RowCap
 	s := &Sketch{cfg: cfg, m: m, lb: lb, pmax: pm, theta: cfg.Theta, band: cfg.RowBand, alpha: cfg.Alpha, diag: true}
+	s.gateFrom = cfg.GateFrom
+	if s.gateFrom == 0 {
+		s.gateFrom = GateRows * DefaultRowCap(m, false)
+	}
+	s.pcap = pm
 	if cfg.Fast && !cfg.RankBuffer {
 		s.nb = m // Alg. 6: B⁽⁰⁾ = 0_{m×d}
 	}
@@ -480,6 +519,7 @@ func finiteOrZero(v []float64) {
 func (s *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	s.cnt.Updates++
 	s.wcur = max(1, st.W)
+	s.gateTries = 0
 	c, n := st.C, st.N
 	kap := c * c * n
 	zero := !(kap >= minKappa && kap <= maxKappa)
@@ -497,5 +537,8 @@ func (s *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	}
 	if s.alpha == 0 {
 		s.refreshPinv()
+	}
+	if s.gateLog != nil {
+		s.gateLog(s.gateTries)
 	}
 }

@@ -148,6 +148,9 @@ func (s *Sketch) Merge(m *sparse.SketchMerge) error {
 		return math.Max(0, sparse.MergedSum(v, b0))
 	}
 	s.sumRho = sum(func(p *Sketch) float64 { return p.sumRho }) + rho
+	s.sumRhoA = sum(func(p *Sketch) float64 { return p.sumRhoA })
+	s.sumDropA = sum(func(p *Sketch) float64 { return p.sumDropA })
+	s.cnt.Drops = int64(sum(func(p *Sketch) float64 { return float64(p.cnt.Drops) }))
 	s.alpha = s.cfg.Alpha
 	if s.cfg.Robust {
 		s.grow = sum(func(p *Sketch) float64 { return p.grow }) + rho/2/math.Max(1, m.W)

@@ -30,6 +30,11 @@ func (s *Sketch) Save(w *model.Writer) {
 	for _, a := range s.stateArrays() {
 		w.Float64s(a)
 	}
+	if s.cfg.Gate != 0 {
+		w.Uint64(uint64(s.cnt.Drops))
+		w.Float64(s.sumRhoA)
+		w.Float64(s.sumDropA)
+	}
 }
 
 func (c *Counts) fields() []*int64 {
@@ -93,8 +98,16 @@ func (s *Sketch) Load(r *model.Reader) error {
 	for i := range arrs {
 		loaded[i] = r.Float64s(nil)
 	}
+	var drops int64
+	var rhoA, dropA float64
+	if s.cfg.Gate != 0 {
+		drops, rhoA, dropA = int64(r.Uint64()), r.Float64(), r.Float64()
+	}
 	if r.Err() != nil {
 		return r.Err()
+	}
+	if drops < 0 || !(rhoA >= 0) || !(dropA >= 0) || math.IsInf(rhoA, 0) || math.IsInf(dropA, 0) {
+		return fmt.Errorf("%w: bad FD gate counters", model.ErrCorrupt)
 	}
 	if m != s.m || lb != s.lb || pm != s.pmax {
 		return fmt.Errorf("%w: FD sketch saved with m = %d, buffer %d, row cap %d; configured m = %d, buffer %d, row cap %d",
@@ -135,6 +148,7 @@ func (s *Sketch) Load(r *model.Reader) error {
 	s.invalidate()
 	s.alpha, s.sumRho, s.grow, s.knorm = alpha, sumRho, grow, knorm
 	s.cnt = cnt
+	s.cnt.Drops, s.sumRhoA, s.sumDropA = drops, rhoA, dropA
 	return nil
 }
 
@@ -179,4 +193,14 @@ func (s *Sketch) Report(w io.Writer, sumG2 float64) {
 		rate(c.Shrinks), rate(c.Absorbs), rate(c.Appends), rate(c.Compactions), rate(c.CondCompact), c.Skipped, c.EigFallbacks)
 	fmt.Fprintf(w, "absorb refused per update: infeasible %.4f, ill-conditioned %.4f, row band %.4f\n",
 		rate(c.AbsorbInfeasible), rate(c.AbsorbIllCond), rate(c.AbsorbBand))
+	gate := "off (exact FD)"
+	if s.cfg.Gate > 0 {
+		from := fmt.Sprintf("from %d features seen", s.gateFrom)
+		if s.gateFrom < 0 {
+			from = "from the start"
+		}
+		gate = fmt.Sprintf("ε = %g %s", s.cfg.Gate, from)
+	}
+	fmt.Fprintf(w, "gate %s: drops %d (%.4f per update), Σ E′/α of the drops = %.6g beside Σ m·ρ/α = %.6g\n",
+		gate, c.Drops, rate(c.Drops), s.sumDropA, s.sumRhoA)
 }

@@ -11,8 +11,15 @@ import (
 // and apply the choice.
 func (s *Sketch) shrink(st *sparse.Step, h sparse.Host, c, kap float64, zero bool) {
 	s.cnt.Shrinks++
+	s.gateOn = s.cfg.Gate > 0 && st.Seen >= s.gateFrom
+	s.pcap = s.pmax
+	if s.gateOn {
+		s.pcap = min(s.pmax, gatedRowCap(s.m))
+	}
 	for compacted := false; ; compacted = true {
 		z := st.Z[:s.p]
+		// A compaction recomputes the shrink, dropped directions included.
+		s.pendDrops, s.pendDropA, s.gateTries = 0, 0, 0
 		keep, rho, done := s.decompose(z, c, kap, zero)
 		if done {
 			return
@@ -21,7 +28,10 @@ func (s *Sketch) shrink(st *sparse.Step, h sparse.Host, c, kap float64, zero boo
 			s.commit(keep, rho, false)
 			return
 		}
-		switch s.choose(z, c, kap, keep, compacted) {
+		s.gateRho = rho
+		mv, k := s.choose(z, c, kap, keep, compacted)
+		keep = k
+		switch mv {
 		case moveAbsorb:
 			s.doAbsorb(h, keep, rho)
 			return
@@ -29,7 +39,7 @@ func (s *Sketch) shrink(st *sparse.Step, h sparse.Host, c, kap float64, zero boo
 			s.doAppend(h, keep, rho, c, kap, z)
 			return
 		}
-		s.compact(h, s.p < s.pmax)
+		s.compact(h, s.p < s.pcap)
 	}
 }
 
@@ -175,10 +185,22 @@ const (
 // choose picks the move (see the package comment): absorb if it is possible,
 // within the row band and κ̂ ≤ θ; else append if Z has a free row and κ̂ ≤ θ;
 // else compact once and retry, and after that the better-conditioned of the
-// two. The absorb candidate is left in dlt and k2.
-func (s *Sketch) choose(z []float64, c, kap float64, keep int, compacted bool) move {
+// two. A gate that acts drops directions first (gateDrop) and returns the
+// rows it keeps. The absorb candidate is left in dlt and k2.
+func (s *Sketch) choose(z []float64, c, kap float64, keep int, compacted bool) (move, int) {
 	p := s.p
-	kab, okAb, band := s.absorbCandidate(z, c, kap, keep)
+	var kab float64
+	var okAb, band bool
+	if s.gateOn && keep == s.q+1 && !s.leanOff {
+		// The lean path of the gated sketch (gate.go): every direction of
+		// [S; ĝᵀ] is kept, and F_a = Λ^{−1/2}U_{:,1:keep}ᵀ·[C; 0] has rank
+		// at most q < keep, so the absorb is infeasible — the common case
+		// on sparse text (three in five shrinks on news20), where the
+		// general candidate's LQ, K′ and κ̂ would only find that out.
+		kab = math.Inf(1)
+	} else {
+		kab, okAb, band = s.absorbCandidate(z, c, kap, keep)
+	}
 	if !compacted {
 		switch {
 		case band:
@@ -189,12 +211,21 @@ func (s *Sketch) choose(z []float64, c, kap float64, keep int, compacted bool) m
 			s.cnt.AbsorbIllCond++
 		}
 	}
+	for s.gateOn && !(okAb && kab <= s.theta) {
+		s.gateTries++
+		k, ok := s.gateDrop(keep)
+		if !ok {
+			break
+		}
+		keep = k
+		kab, okAb, _ = s.absorbCandidate(z, c, kap, keep)
+	}
 	if okAb && kab <= s.theta {
-		return moveAbsorb
+		return moveAbsorb, keep
 	}
 	// Append candidate: K_ext = [[K, a], [aᵀ, κ]], F_ext = [F_a | f].
 	kap2 := math.Inf(1)
-	if p < s.pmax {
+	if p < s.pcap {
 		a := s.vq[:p]
 		for i, v := range z {
 			a[i] = c * v
@@ -205,14 +236,14 @@ func (s *Sketch) choose(z []float64, c, kap float64, keep int, compacted bool) m
 		}
 	}
 	switch {
-	case p < s.pmax && kap2 <= s.theta:
-		return moveAppend
+	case p < s.pcap && kap2 <= s.theta:
+		return moveAppend, keep
 	case !compacted:
-		return moveCompact
-	case okAb && (p == s.pmax || kab <= kap2):
-		return moveAbsorb
+		return moveCompact, keep
+	case okAb && (p >= s.pcap || kab <= kap2):
+		return moveAbsorb, keep
 	default:
-		return moveAppend
+		return moveAppend, keep
 	}
 }
 
@@ -394,6 +425,13 @@ func (s *Sketch) commit(keep int, rho float64, knormStale bool) {
 		s.alpha += rho / 2 / s.wcur
 		s.grow += rho / 2 / s.wcur
 	}
+	// Saturated (they are saved): α can be as small as 1e-300.
+	if s.alpha > 0 {
+		s.sumRhoA = min(s.sumRhoA+float64(s.m)*rho/s.alpha, math.MaxFloat64)
+	}
+	s.cnt.Drops += s.pendDrops
+	s.sumDropA = min(s.sumDropA+s.pendDropA, math.MaxFloat64)
+	s.pendDrops, s.pendDropA = 0, 0
 	s.setDiag(keep)
 	if knormStale {
 		s.knorm = kBound(s.K, s.p, pm)

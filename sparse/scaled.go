@@ -108,7 +108,7 @@ func (s *SON) learnScaled(h, d, n float64, z []float64, oldsq, wsq float64) {
 	s.c = math.Sqrt(h*s.w) * d
 	s.setAlpha(wPrev)
 	p := len(z)
-	s.st.C, s.st.N, s.st.Z, s.st.W = s.c, n, z, s.w
+	s.st.C, s.st.N, s.st.Z, s.st.W, s.st.Seen = s.c, n, z, s.w, s.tab.Len()
 	// The sketch's α: α_sk, plus RFD's own growth for a robust sketch.
 	if a := s.sk.Alpha(); a > 0 {
 		mz := s.mz[:p]

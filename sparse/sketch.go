@@ -78,6 +78,10 @@ type Step struct {
 	// (Σĝĝᵀ ≈ W·C_t, scaled.go), 0 in the paper's. A robust sketch divides
 	// what it adds to α by it, so that its growth stays in C's units.
 	W float64
+	// Seen is the number of distinct features the core has seen: what a
+	// compaction of Z costs grows with it (package fd's gate switches on
+	// by it).
+	Seen int
 }
 
 // Host is what a sketch may do to Z; the SON core implements it and keeps

@@ -426,7 +426,7 @@ func (s *SON) Learn(ex *Example) float64 {
 	}
 	// P3–P4: sketch ĝ = √h·√(σ+η)·ℓ'·x̃; importance h counts as h copies.
 	s.c = math.Sqrt(h) * s.scale() * d
-	s.st.C, s.st.N, s.st.Z = s.c, n, z
+	s.st.C, s.st.N, s.st.Z, s.st.Seen = s.c, n, z, s.tab.Len()
 	s.sk.Update(&s.st, s)
 	p = len(s.st.Z)
 	z = s.st.Z

@@ -84,7 +84,7 @@ func (p *Split) Sketch(c float64) []float64 {
 	}
 	s.t++
 	s.c = c
-	s.st.C, s.st.N, s.st.Z = c, p.n, s.z[:len(s.st.Z)]
+	s.st.C, s.st.N, s.st.Z, s.st.Seen = c, p.n, s.z[:len(s.st.Z)], s.tab.Len()
 	s.sk.Update(&s.st, s)
 	s.sumG2 = sat(s.sumG2 + c*c*p.n) // saved with the model: kept finite
 	return s.st.Z

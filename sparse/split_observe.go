@@ -69,7 +69,7 @@ func (o *Observed) Sketch(c float64) []float64 {
 	// As Split.Sketch, with the observing host in the core's place.
 	s.t++
 	s.c = c
-	s.st.C, s.st.N, s.st.Z = c, o.sp.n, s.z[:len(s.st.Z)]
+	s.st.C, s.st.N, s.st.Z, s.st.Seen = c, o.sp.n, s.z[:len(s.st.Z)], s.tab.Len()
 	s.sk.Update(&s.st, &o.h)
 	s.sumG2 = sat(s.sumG2 + c*c*o.sp.n) // saved with the model: kept finite
 	return s.st.Z

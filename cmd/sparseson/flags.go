@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sparseson/sparseson/fd"
 	"github.com/spf13/pflag"
 )
 
@@ -94,6 +95,7 @@ type config struct {
 	etaPower     float64
 	sketchScale  float64
 	ojaRate      float64
+	fdGate       float64
 	diag         bool
 	diagSketch   string
 	sketchReport bool
@@ -120,7 +122,7 @@ var flagGroups = []struct {
 	{"Multiclass (labels 1..K)", []string{"oaa", "softmax", "shampoo", "shampoo_exact_left", "probabilities", "max_memory"}},
 	{"First-order learner (default: AdaGrad)", []string{"learning_rate", "power_t", "initial_t", "l2", "sgd", "adaptive", "normalized"}},
 	{"NASA step sizes of plain gradient descent (seed 001)", []string{"nasa", "nasa_c", "nasa_strong", "nasa_accel", "nasa_L", "scalar_adagrad", "sadagrad"}},
-	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "diag", "diag_sketch", "sketch_report"}},
+	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "fd_gate", "diag", "diag_sketch", "sketch_report"}},
 	{"FD-adaptive learners (seed 000, seed 003): τ is -m (default 20 for these), η is -l (default ¼ for ADA-FD/FFD/FULL, ½ for the others)", append(append([]string{}, adaFlagNames...), "dual_averaging", "mirror_descent", "delta", "epsilon")},
 }
 
@@ -198,6 +200,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.Float64Var(&c.etaPower, "eta_power", 0.5, "decay exponent of η_t: ½ as seed 004; seed 002 runs RFD-SON with 1 (η_t = 1/t)")
 	fs.Float64Var(&c.sketchScale, "sketch_scale", 0, "use this constant instead of √(σ+η_t) (VW's OjaNewton uses 0.5)")
 	fs.Float64Var(&c.ojaRate, "oja_rate", 1, "Oja step Γ_t = min(rate/t, 1) (the paper's 1/t is 1; VW uses 2)")
+	fs.Float64Var(&c.fdGate, "fd_gate", fd.DefaultGate, "ε of the gated FD (--fd, --rfd): where the shrunk sketch cannot be absorbed into Z's rows, drop the kept direction leaning most on the gradient with eigenvalue E′ < ε·α instead of adding a row (the regret bound gains Σ E′/α < ε per drop, over 2(σ+η); --sketch_report prints the sum); acts once the features seen reach 100·m; 0 = exact FD")
 	fs.BoolVar(&c.diag, "diag", true, "diagonal pre-scaling: learn on D^{-1/2}x with D = 0.1 + Σ g² (seed 004 §5.2); --diag=false for the plain, linearly invariant SON")
 	fs.StringVar(&c.diagSketch, "diag_sketch", "scaled", "with --diag: scaled = sketch the current pre-scaled curvature, α from the data, ONS step with rate -l (default 5; README); paper = seed 004 §5.2 as written (σ, eta0, eta_power, sketch_scale apply)")
 	fs.BoolVar(&c.sketchReport, "sketch_report", false, "print the sketch's eigenvalue estimates and the share of Σ‖ĝ‖² they capture")
@@ -266,6 +269,10 @@ func (c *config) validate() error {
 		return fmt.Errorf("--eta0 %v: must be ≥ 0", c.eta0)
 	case c.sketchScale < 0 || math.IsInf(c.sketchScale, 0) || math.IsNaN(c.sketchScale):
 		return fmt.Errorf("--sketch_scale %v: must be ≥ 0", c.sketchScale)
+	case !(c.fdGate >= 0) || math.IsInf(c.fdGate, 0):
+		return fmt.Errorf("--fd_gate %v: must be ≥ 0 and finite", c.fdGate)
+	case c.changed("fd_gate") && c.initial == "" && !c.fdSketch && !c.rfd:
+		return errors.New("--fd_gate applies to --fd and --rfd")
 	case !(c.ojaRate > 0) || math.IsInf(c.ojaRate, 0):
 		return fmt.Errorf("--oja_rate %v: must be positive", c.ojaRate)
 	}

@@ -246,7 +246,14 @@ func sameModelOptions(fam *family, ref, m loadedModel) error {
 	for k := range keys {
 		sorted = append(sorted, k)
 	}
-	sort.Strings(sorted)
+	// The sketch first: its difference explains those of the options only
+	// one sketch has (fd_gate of an FD model against an Oja model).
+	sort.Slice(sorted, func(i, j int) bool {
+		if a, b := sorted[i] == "sketch", sorted[j] == "sketch"; a != b {
+			return a
+		}
+		return sorted[i] < sorted[j]
+	})
 	for _, k := range sorted {
 		if k == "label_min" || k == "label_max" {
 			continue

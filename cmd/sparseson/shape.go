@@ -105,6 +105,7 @@ var modelOptions = []modelOption{
 	{key: "eta_power", flags: []string{"eta_power"}},
 	{key: "sketch_scale", flags: []string{"sketch_scale"}},
 	{key: "oja_rate", flags: []string{"oja_rate"}},
+	{key: "fd_gate", flags: []string{"fd_gate"}, old: true, def: "0"},
 	{key: "diag", flags: []string{"diag"}},
 	{key: "diag_sketch", flags: []string{"diag_sketch"}},
 	{key: "random_seed", flags: []string{"random_seed"}, applies: func(o model.Options) bool { return o["sketch"] == "rp" }},

@@ -52,7 +52,9 @@ var sketchKinds = []sketchKind{
 
 func fdKind(robust, fast bool) func(o model.Options, p *optParser) (sparse.Sketch, error) {
 	return func(o model.Options, p *optParser) (sparse.Sketch, error) {
-		return fd.New(fd.Config{M: p.int(o, "m"), Alpha: sketchAlpha(o, p), Robust: robust, Fast: fast, HostAlpha: scaledSketch(o)})
+		// Models without fd_gate are exact FD (as every model before it).
+		return fd.New(fd.Config{M: p.int(o, "m"), Alpha: sketchAlpha(o, p), Robust: robust, Fast: fast, HostAlpha: scaledSketch(o),
+			Gate: optFloat(o, "fd_gate", 0, p)})
 	}
 }
 
@@ -264,6 +266,11 @@ var sonFamily = &family{
 		}
 		o["sketch"], o["m"] = kind, strconv.Itoa(c.sketchSize)
 		o["oja_rate"], o["random_seed"] = fmtFloat(c.ojaRate), strconv.FormatUint(c.seed, 10)
+		// Absent = exact FD, so that its models stay as they were; a run
+		// that loads a model (-i, no sketch flag) states it to be checked.
+		if (kind == "fd" || kind == "rfd") && c.fdGate != 0 || c.initial != "" && c.changed("fd_gate") {
+			o["fd_gate"] = fmtFloat(c.fdGate)
+		}
 		return o
 	},
 	build: func(o model.Options, l loss.Loss, r *model.Reader) (sparse.Learner, error) {

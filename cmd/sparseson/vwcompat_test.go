@@ -369,6 +369,9 @@ func TestModelOptionChecks(t *testing.T) {
 	mustRun(t, nil, "--quiet", "--oja", "-m", "10", "-f", oja, data)
 	mustRun(t, nil, "--quiet", "--oja", "-m", "4", "--diag_sketch", "paper", "-f", paper, data)
 	mustRun(t, nil, "--quiet", "-f", gdm, data)
+	fdExact, fdGated := filepath.Join(dir, "fd0"), filepath.Join(dir, "fd")
+	mustRun(t, nil, "--quiet", "--fd", "--fd_gate", "0", "-f", fdExact, data)
+	mustRun(t, nil, "--quiet", "--fd", "-f", fdGated, data)
 	for _, c := range []struct {
 		model string
 		args  []string
@@ -394,6 +397,12 @@ func TestModelOptionChecks(t *testing.T) {
 		{gdm, []string{"--nasa"}, "step"},
 		{gdm, []string{"--loss_function", "logistic"}, "loss"},
 		{gdm, []string{"--interactions", "ab"}, "interactions"},
+		// An exact FD model stores no fd_gate (its bytes are those from
+		// before the gate); it stands for 0.
+		{fdExact, []string{"--fd_gate", "0.1"}, `fd_gate="0"`},
+		{fdExact, []string{"--fd_gate", "0"}, ""},
+		{fdGated, []string{"--fd_gate", "0"}, `fd_gate="0.3"`},
+		{fdGated, nil, ""},
 	} {
 		_, stderr, code := sparseson(t, nil, append(append([]string{"--quiet", "-i", c.model}, c.args...), data)...)
 		switch {
@@ -401,6 +410,11 @@ func TestModelOptionChecks(t *testing.T) {
 			t.Errorf("%s %v refused: %s", filepath.Base(c.model), c.args, stderr)
 		case c.want != "" && (code == 0 || !strings.Contains(stderr, c.want)):
 			t.Errorf("%s %v: exit %d, %q; want an error with %q", filepath.Base(c.model), c.args, code, stderr, c.want)
+		}
+	}
+	for _, args := range [][]string{{"--oja", "--fd_gate", "0.1"}, {"--fd_fast", "--fd_gate", "0.1"}, {"--fd", "--fd_gate", "-1"}, {"--rfd", "--fd_gate", "inf"}} {
+		if _, stderr, code := sparseson(t, nil, append(append([]string{"--quiet"}, args...), data)...); code == 0 || !strings.Contains(stderr, "--fd_gate") {
+			t.Errorf("%v: exit %d, %q; want an error naming --fd_gate", args, code, stderr)
 		}
 	}
 }

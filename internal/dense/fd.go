@@ -42,6 +42,17 @@ type FD struct {
 	W    float64
 	// Rhos lists λ_m of every shrink (zero ones included), for bound tests.
 	Rhos []float64
+	// Gate is ε of the gated FD (package fd's Config.Gate; per-step only).
+	// Whether the gate is consulted depends on the factored form (an
+	// absorb it refused), so Tries, called once per Update, says how often
+	// it was; each time the kept direction v_i with E′_i < ε·α that leans
+	// most on ĝ — the largest (ĝ·v_i)²/λ_i², ĝ's coefficient in
+	// v_i = Ŝᵀu_i/√λ_i squared — is dropped, until none is left.
+	Gate  float64
+	Tries func() int
+	// Drops lists E′ of every dropped direction, DropA Σ E′/α over them.
+	Drops []float64
+	DropA float64
 }
 
 // NewFD returns an empty dense FD/RFD sketch; alpha is α (FD) or α₀ (RFD).
@@ -138,6 +149,7 @@ func (f *FD) shrink() {
 		f.A += rho / 2 / w
 		f.Grow += rho / 2 / w
 	}
+	dropped := f.gate(S, &V, lam, rho, top)
 	nrows := f.M - 1
 	if !f.Fast {
 		nrows = f.M
@@ -149,7 +161,7 @@ func (f *FD) shrink() {
 			continue
 		}
 		e := lam[i] - rho
-		if e <= FDEigTol*top {
+		if e <= FDEigTol*top || dropped[i] {
 			continue
 		}
 		se := math.Sqrt(e)
@@ -158,4 +170,45 @@ func (f *FD) shrink() {
 		}
 	}
 	f.Rows = rows
+}
+
+// gate applies the gated FD's drops to the shrink of S (rows: the old
+// sketch, ĝ last) and returns which of the kept directions it dropped.
+func (f *FD) gate(S *mat.Dense, V *mat.Dense, lam []float64, rho, top float64) []bool {
+	dropped := make([]bool, len(lam))
+	if f.Gate == 0 || f.Tries == nil {
+		return dropped
+	}
+	tries := f.Tries()
+	if f.Fast || tries == 0 {
+		return dropped
+	}
+	g := S.RawRowView(f.M - 1)
+	lim := f.Gate * f.A
+	for range tries {
+		bi, best := -1, 0.0
+		for i := 0; i < f.M-1 && i < len(lam); i++ {
+			e := lam[i] - rho
+			if e <= FDEigTol*top || dropped[i] || !(e < lim) {
+				continue
+			}
+			var gv float64
+			for j, x := range g {
+				gv += x * V.At(j, i)
+			}
+			// Package fd's gateLean: U_{q,i}² = (ĝ·v_i)²/λ_i must exceed
+			// 1e-12 (a direction without ĝ has it at rounding level).
+			if sc := gv * gv / (lam[i] * lam[i]); sc > best && gv*gv/lam[i] > 1e-12 {
+				bi, best = i, sc
+			}
+		}
+		if bi < 0 {
+			break
+		}
+		dropped[bi] = true
+		e := lam[bi] - rho
+		f.Drops = append(f.Drops, e)
+		f.DropA += e / f.A
+	}
+	return dropped
 }

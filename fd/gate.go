@@ -1,0 +1,113 @@
+package fd
+
+// # The gated FD (Config.Gate = ε > 0)
+//
+// Exact FD in the factored form S = C·Z must append a row to Z whenever
+// the shrunk directions cannot be written in Z's rows within the row band
+// and θ (Counts.AbsorbBand, AbsorbIllCond, AbsorbInfeasible), and every
+// append leads to a compaction — work on every feature Z's rows cover. On
+// sparse text the directions that force it are the weakest: on news20
+// (m = 10, logistic) their shrunk eigenvalues E′ are 5 %, 1.2 % and 0.02 %
+// of α. The gate drops such a direction instead: when the absorb is
+// refused, the kept direction that leans most on ĝ — the largest |f_i|,
+// f_i = U_{q,i}/√λ_i being ĝ's coefficient in the new right singular
+// vector v_i = F_ext[i]·[Z; ĝᵀ] — among those with E′_i < ε·α is removed
+// from the shrunk sketch, and the absorb is tried again; Z gains a row only
+// when no such direction is left. The choice depends only on [S; ĝᵀ]
+// (λ_i, and f_i² = (ĝ·v_i)²/λ_i²), not on the representation; whether it
+// is consulted does (a refused absorb), so the dense reference
+// (internal/dense.FD.Gate) is told how often it was.
+//
+// What a drop costs, following the proof of Theorem 3 of Luo, Agarwal,
+// Cesa-Bianchi and Langford, "Efficient Second Order Online Learning by
+// Sketching", NIPS 2016 (FD-SON), with the Frequent Directions bound of
+// Ghashami, Liberty, Phillips and Woodruff, "Frequent Directions: Simple
+// and Deterministic Matrix Sketching", SIAM J. Comput. 45(5), 2016
+// (Theorem 1.1's argument). Write Ŝ_t = [S_{t−1}; ĝ_tᵀ] and
+// S_tᵀS_t = Ŝ_tᵀŜ_t − Δ_t − D_t, where Δ_t = Σ_i min(λ_i, ρ_t)v_iv_iᵀ is
+// FD's shrinkage (PSD, ⪯ ρ_t·I, trace ≥ m·ρ_t) and D_t = Σ_dropped E′_i
+// v_iv_iᵀ the drops (PSD, orthogonal to S_t's rows, since the v_i are
+// orthonormal). Hence, with G the stacked ĝ,
+//
+//   - 0 ⪯ GᵀG − S_TᵀS_T = Σ_t(Δ_t + D_t) ⪯ (Σρ_t + ‖Σ_t D_t‖₂)·I: the
+//     sketch still under-approximates the gradients' Gram matrix;
+//   - Σρ_t ≤ Ω_k/(m − k) for every k < m, Ω_k = ‖G − G_k‖_F², as for
+//     exact FD: ‖S_T‖_F² = ‖G‖_F² − Σtr Δ_t − Σtr D_t ≤ ‖G‖_F² − mΣρ_t −
+//     Σtr D_t, while for the top-k right singular vectors V_k of G,
+//     ‖S_TV_k‖_F² ≥ ‖G_k‖_F² − kΣρ_t − Σtr D_t; the drops' trace cancels;
+//   - in the regret, ĝ_tᵀA_t⁻¹ĝ_t = ⟨A_t⁻¹, A_t − A_{t−1}⟩ + ⟨A_t⁻¹, Δ_t⟩ +
+//     ⟨A_t⁻¹, D_t⟩, A_t = α_tI + S_tᵀS_t: the first terms sum to the
+//     log-determinant term and to Σ m·ρ_t/α_t as in Theorem 3, and since a
+//     dropped v_i is orthogonal to S_t, A_t⁻¹v_i = v_i/α_t and the last is
+//     Σ_dropped E′_i/α_t < ε per drop. The bound of Theorem 3 gains at most
+//     (1/(2(σ + η_T)))·Σ_t Σ_dropped E′_i/α_t ≤ ε·(drops)/(2(σ + η_T)).
+//
+// --sketch_report prints that sum beside Σ m·ρ_t/α_t, so that a user sees
+// what the approximation cost against what FD's own shrinkage costs. The
+// package tests check all three statements on the sparse sketch, and the
+// sketch against the dense reference (gate_test.go).
+//
+// Where it pays: a compaction costs O(p·q·d_seen), so on data with few
+// features (the small shared sets: 8…300 features against a row cap of 20)
+// appending is cheap and the gate would lose accuracy for nothing; it acts
+// once the features seen reach GateRows times the row cap (Config.GateFrom).
+
+// GateRows is the default switch of the gate: it acts once the features
+// seen reach GateRows times exact FD's default row cap 2m (see above).
+const GateRows = 50
+
+// gatedRowCap is the row cap of Z while the gate acts (Config.RowCap, the
+// storage, stays): with appends rare, Z's rows creep up to the cap between
+// compactions, and every example pays for them in Z·x̃, the pre-scaling and
+// the absorb, while a compaction comes once per (cap − q) appends whatever
+// m is (1.1% of the news20 examples at m = 10 and at m = 20). Four rows of
+// headroom: on news20 (3 passes from the cache) m + 4 instead of 2m took
+// FD-SON from 6.37e9 to 5.97e9 instructions at m = 10 (valgrind
+// --tool=cachegrind, Oja-SON 3.91e9) with 23.4 row refreshes per example
+// (m + 2: 5.99e9 but 28.1), and from 13.5e9 to 11.8e9 at m = 20 (Oja 5.93e9).
+func gatedRowCap(m int) int { return min(2*m, m+4) }
+
+// gateLean is the least share U_{q,i}² of ĝ in a direction the gate may
+// drop: far above the rounding (≈1e-32) of a direction that does not
+// contain ĝ at all, so that the dense reference, whose such shares are
+// rounding rather than exact zeros, makes the same choices.
+const gateLean = 1e-12
+
+// DefaultGate is the default ε of the gated FD.
+const DefaultGate = 0.3
+
+// gateDrop removes from the shrunk rows (eNew, fa, fext; keep of them) the
+// one that leans most on ĝ among those with E′ < ε·α, and reports whether
+// there was one. The drop is pending until the shrink commits (a
+// compaction recomputes the shrink).
+func (s *Sketch) gateDrop(keep int) (int, bool) {
+	// α_t of A_t = α_tI + S_tᵀS_t: RFD's grows in this shrink (commit).
+	rho, alpha := s.gateRho, s.alpha
+	if s.cfg.Robust {
+		alpha += rho / 2 / s.wcur
+	}
+	lim := s.cfg.Gate * alpha
+	bi, best := -1, 0.0
+	for i := 0; i < keep; i++ {
+		// f_i² = U_{q,i}²/λ_i; a direction with a negligible share of ĝ
+		// (U_{q,i}² ≤ gateLean) is not what blocks the absorb.
+		f := s.fext[i] * s.fext[i]
+		if s.eNew[i] < lim && f > best && f*(s.eNew[i]+rho) > gateLean {
+			bi, best = i, f
+		}
+	}
+	if bi < 0 {
+		return keep, false
+	}
+	s.pendDrops++
+	s.pendDropA += s.eNew[bi] / alpha
+	fs := s.pmax + 1
+	copy(s.fa[bi*fs:(keep-1)*fs], s.fa[(bi+1)*fs:keep*fs])
+	copy(s.fext[bi:keep-1], s.fext[bi+1:keep])
+	copy(s.eNew[bi:keep-1], s.eNew[bi+1:keep])
+	return keep - 1, true
+}
+
+// GateSums returns Σ m·ρ_t/α_t over the shrinks with α_t > 0 and
+// Σ E′/α_t over the dropped directions (see the comment above).
+func (s *Sketch) GateSums() (rhoA, dropA float64) { return s.sumRhoA, s.sumDropA }
