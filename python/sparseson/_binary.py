@@ -1,0 +1,116 @@
+"""Finding the sparseson binary and running it with the data on a pipe."""
+
+import fcntl
+import os
+import shutil
+import subprocess
+import threading
+
+ENV_VAR = "SPARSESON_BIN"
+
+# Flags the estimators pass; a binary without one of them is too old (or
+# not sparseson at all) and would fail in the middle of a fit instead.
+REQUIRED_FLAGS = ("--format", "--testonly", "--raw_predictions", "--probabilities",
+                  "--oaa", "--softmax", "--cache_file", "--final_regressor",
+                  "--initial_regressor", "--quiet")
+
+_F_SETPIPE_SZ = 1031  # Linux's fcntl, absent from the fcntl module before 3.10
+
+_checked = {}  # (realpath, mtime) of binaries that passed the check
+
+
+class SparsesonError(RuntimeError):
+    """The sparseson binary is missing, incompatible or failed."""
+
+
+def find_binary(explicit=None):
+    """The binary's path: the sparseson_bin parameter, else $SPARSESON_BIN,
+    else sparseson on PATH; checked once per file for the flags we use."""
+    if explicit:
+        path, where = explicit, "sparseson_bin=%r" % explicit
+    elif os.environ.get(ENV_VAR):
+        path, where = os.environ[ENV_VAR], "$%s=%r" % (ENV_VAR, os.environ[ENV_VAR])
+    else:
+        path, where = shutil.which("sparseson"), "PATH"
+        if path is None:
+            raise SparsesonError(
+                "no sparseson binary: pass sparseson_bin=PATH, set $%s, or put sparseson on PATH "
+                "(build it with: go build -o sparseson ./cmd/sparseson)" % ENV_VAR)
+    found = shutil.which(path) if os.sep not in path else path
+    if not found or not os.path.isfile(found) or not os.access(found, os.X_OK):
+        raise SparsesonError("the sparseson binary from %s is not an executable file" % where)
+    real = os.path.realpath(found)
+    key = (real, os.stat(real).st_mtime_ns)
+    if key not in _checked:
+        _checked[key] = _check(found, where)
+    return found
+
+
+def _check(path, where):
+    try:
+        ver = subprocess.run([path, "--version"], capture_output=True, timeout=60)
+        hlp = subprocess.run([path, "--help"], capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise SparsesonError("cannot run the sparseson binary from %s: %s" % (where, e)) from e
+    version = ver.stdout.decode(errors="replace").strip()
+    if ver.returncode != 0 or not version.startswith("sparseson"):
+        raise SparsesonError("%s (from %s) is not sparseson: --version printed %r"
+                             % (path, where, version[:200]))
+    text = (hlp.stdout + hlp.stderr).decode(errors="replace")
+    missing = [f for f in REQUIRED_FLAGS if f not in text]
+    if missing:
+        raise SparsesonError("%s (%s, from %s) is incompatible: it lacks %s; rebuild it from a "
+                             "current checkout" % (path, version, where, ", ".join(missing)))
+    return version
+
+
+def _drain(stream, parts):
+    for block in iter(lambda: stream.read(1 << 16), b""):
+        parts.append(block)
+
+
+def run(binary, args, chunks=()):
+    """Runs binary with args, writing each bytes object of chunks to its
+    stdin; returns its stdout. Raises SparsesonError with its stderr when it
+    fails. The process never outlives the call: any exception (a bad
+    chunk, KeyboardInterrupt) kills it before it propagates."""
+    proc = subprocess.Popen([binary, *args], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = [], []
+    readers = [threading.Thread(target=_drain, args=(proc.stdout, out), daemon=True),
+               threading.Thread(target=_drain, args=(proc.stderr, err), daemon=True)]
+    try:
+        try:
+            # A bigger pipe lets the next chunk be formatted while the
+            # binary parses the last one; harmless where refused.
+            fcntl.fcntl(proc.stdin, _F_SETPIPE_SZ, 1 << 20)
+        except OSError:
+            pass
+        for t in readers:
+            t.start()
+        try:
+            for chunk in chunks:
+                proc.stdin.write(chunk)
+        except BrokenPipeError:
+            pass  # the binary stopped reading; its exit status says why
+        finally:
+            try:
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass
+        rc = proc.wait()
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    finally:
+        for t in readers:
+            if t.is_alive() or t.ident is not None:
+                t.join()
+        proc.stdout.close()
+        proc.stderr.close()
+    if rc != 0:
+        msg = b"".join(err).decode(errors="replace").strip()
+        raise SparsesonError("sparseson %s exited with status %d:\n%s"
+                             % (" ".join(args), rc, msg[-4000:]))
+    return b"".join(out)
