@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import threading
+import weakref
 
 ENV_VAR = "SPARSESON_BIN"
 
@@ -69,48 +70,90 @@ def _drain(stream, parts):
         parts.append(block)
 
 
-def run(binary, args, chunks=()):
-    """Runs binary with args, writing each bytes object of chunks to its
-    stdin; returns its stdout. Raises SparsesonError with its stderr when it
-    fails. The process never outlives the call: any exception (a bad
-    chunk, KeyboardInterrupt) kills it before it propagates."""
-    proc = subprocess.Popen([binary, *args], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out, err = [], []
-    readers = [threading.Thread(target=_drain, args=(proc.stdout, out), daemon=True),
-               threading.Thread(target=_drain, args=(proc.stderr, err), daemon=True)]
-    try:
+def _stop(proc, readers):
+    """Kills proc if it still runs and releases its pipes; safe to call
+    twice (it is also the weakref finalizer of a Process)."""
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+    for t in readers:
+        if t.ident is not None:
+            t.join()
+    for f in (proc.stdin, proc.stdout, proc.stderr):
+        try:
+            f.close()
+        except OSError:
+            pass  # BrokenPipeError flushing stdin of a dead process
+
+
+class Process:
+    """One run of the binary with examples written to its stdin, possibly
+    over several write calls. The process is killed when the object is
+    closed by kill(), collected, or left at interpreter exit, so no run
+    outlives its owner."""
+
+    def __init__(self, binary, args):
+        self.args = args
+        self.proc = subprocess.Popen([binary, *args], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self._out, self._err = [], []
+        readers = [threading.Thread(target=_drain, args=(self.proc.stdout, self._out), daemon=True),
+                   threading.Thread(target=_drain, args=(self.proc.stderr, self._err), daemon=True)]
+        self._finalizer = weakref.finalize(self, _stop, self.proc, readers)
         try:
             # A bigger pipe lets the next chunk be formatted while the
             # binary parses the last one; harmless where refused.
-            fcntl.fcntl(proc.stdin, _F_SETPIPE_SZ, 1 << 20)
+            fcntl.fcntl(self.proc.stdin, _F_SETPIPE_SZ, 1 << 20)
         except OSError:
             pass
         for t in readers:
             t.start()
+        self._readers = readers
+
+    def write(self, chunks):
+        """Writes each bytes object of chunks; raises SparsesonError (and
+        kills the process) if the binary stopped reading."""
         try:
             for chunk in chunks:
-                proc.stdin.write(chunk)
+                self.proc.stdin.write(chunk)
         except BrokenPipeError:
-            pass  # the binary stopped reading; its exit status says why
-        finally:
+            self.proc.wait()
+            self._fail()
+        except BaseException:
+            self.kill()
+            raise
+
+    def finish(self):
+        """Closes stdin, waits for the binary and returns its stdout."""
+        try:
             try:
-                proc.stdin.close()
+                self.proc.stdin.close()
             except BrokenPipeError:
-                pass
-        rc = proc.wait()
-    except BaseException:
-        proc.kill()
-        proc.wait()
-        raise
-    finally:
-        for t in readers:
-            if t.is_alive() or t.ident is not None:
-                t.join()
-        proc.stdout.close()
-        proc.stderr.close()
-    if rc != 0:
-        msg = b"".join(err).decode(errors="replace").strip()
+                pass  # the exit status says why
+            self.proc.wait()
+        except BaseException:
+            self.kill()
+            raise
+        self._finalizer()
+        if self.proc.returncode != 0:
+            self._fail()
+        return b"".join(self._out)
+
+    def alive(self):
+        return self._finalizer.alive and self.proc.poll() is None
+
+    def kill(self):
+        self._finalizer()
+
+    def _fail(self):
+        self.kill()
+        msg = b"".join(self._err).decode(errors="replace").strip()
         raise SparsesonError("sparseson %s exited with status %d:\n%s"
-                             % (" ".join(args), rc, msg[-4000:]))
-    return b"".join(out)
+                             % (" ".join(self.args), self.proc.returncode, msg[-4000:]))
+
+
+def run(binary, args, chunks=()):
+    """Runs binary with args and chunks on its stdin; returns its stdout."""
+    p = Process(binary, args)
+    p.write(chunks)
+    return p.finish()

@@ -36,6 +36,51 @@ _FIRST_ORDER = ("adagrad", "sgd")
 CHUNK_NNZ = 1 << 18
 
 
+class _Session:
+    """One training run of the binary: its temporary directory (the model
+    it loads and writes, and the cache of more passes) and its process."""
+
+    def __init__(self, binary, args, fmt, init):
+        self.fmt, self.init = fmt, init
+        self._tmp = tempfile.TemporaryDirectory(prefix="sparseson-")
+        self._model = os.path.join(self._tmp.name, "model")
+        args = [os.path.join(self._tmp.name, a) if a == "cache" else a for a in args]
+        args += ["-f", self._model]
+        if init is not None:
+            path = os.path.join(self._tmp.name, "init")
+            with open(path, "wb") as f:
+                f.write(init)
+            args += ["-i", path]
+        try:
+            self._proc = _binary.Process(binary, args + ["--format", fmt, "-"])
+        except BaseException:
+            self._tmp.cleanup()
+            raise
+
+    def alive(self):
+        return self._proc.alive()
+
+    def write(self, chunks):
+        try:
+            self._proc.write(chunks)
+        except BaseException:
+            self._tmp.cleanup()
+            raise
+
+    def kill(self):
+        self._proc.kill()
+        self._tmp.cleanup()
+
+    def finish(self):
+        """The model file's bytes once the binary has read all."""
+        try:
+            self._proc.finish()
+            with open(self._model, "rb") as f:
+                return f.read()
+        finally:
+            self._tmp.cleanup()
+
+
 def _is_lines(X):
     """Whether X is an iterable of text lines rather than array-like data."""
     if isinstance(X, (str, bytes)):
@@ -93,6 +138,16 @@ def _first_tokens(lines):
     return toks
 
 
+def _line_labels(tokens):
+    """Class labels from the lines' first tokens: numbers when they all are
+    (so VW's 1..K stay in their order), else strings."""
+    try:
+        y = np.array([float(t) for t in tokens])
+    except ValueError:
+        return np.array([t.decode(errors="replace") for t in tokens])
+    return y.astype(np.int64) if np.all(y == np.rint(y)) else y
+
+
 class _SparsesonBase(BaseEstimator):
     """Parameters, command lines and the model file shared by both
     estimators; subclasses define the labels and what predictions mean."""
@@ -127,30 +182,80 @@ class _SparsesonBase(BaseEstimator):
     def _multiclass(self):
         return "oaa"
 
-    def _train(self, chunks, fmt, n_classes, resume, passes):
+    def _train(self, chunks, fmt, n_classes, resume, passes, keep_open=False):
         """Trains on chunks of text in format fmt, from the current model
-        if resume; keeps the new model."""
-        binary = _binary.find_binary(self.sparseson_bin)
-        flags = self._flags(n_classes)
-        with tempfile.TemporaryDirectory(prefix="sparseson-") as tmp:
-            model = os.path.join(tmp, "model")
-            args = flags + ["-f", model]
-            if resume:
-                with open(os.path.join(tmp, "init"), "wb") as f:
-                    f.write(self.model_)
-                args += ["-i", os.path.join(tmp, "init")]
-            elif int(passes) > 1:
+        if resume. With keep_open (partial_fit) the binary keeps running
+        after the chunks, for the next partial_fit's examples, until a
+        call needs the model (_sync)."""
+        session = self.__dict__.get("_session")
+        if session is not None and not (keep_open and session.fmt == fmt and session.alive()):
+            self._sync()
+            session = None
+        if session is None:
+            binary = _binary.find_binary(self.sparseson_bin)
+            args = self._flags(n_classes)
+            if not resume and int(passes) > 1:
                 # More passes read the examples again from the binary's
                 # own cache: stdin can be read only once.
-                args += ["--passes", str(int(passes)), "--cache_file", os.path.join(tmp, "cache")]
-            _binary.run(binary, args + ["--format", fmt, "-"], chunks)
-            with open(model, "rb") as f:
-                self.model_ = f.read()
+                args += ["--passes", str(int(passes)), "--cache_file", "cache"]
+            # While it runs, model_ is the session's to write: reading it
+            # (__getattr__) waits for the binary instead of giving a stale
+            # model.
+            session = _Session(binary, args, fmt, self.__dict__.pop("model_") if resume else None)
+        self._session = session
+        try:
+            session.write(chunks)
+        except BaseException:
+            # The process is gone, and with it what it learnt since the
+            # last _sync: model_ goes back to the model of that point.
+            self._rollback()
+            raise
+        if not keep_open:
+            self._sync()
         return self
+
+    def _fitted(self):
+        return "model_" in self.__dict__ or "_session" in self.__dict__
+
+    def _discard(self):
+        session = self.__dict__.pop("_session", None)
+        if session is not None:
+            session.kill()
+            self.__dict__.pop("model_", None)
+
+    def _sync(self):
+        """Finishes a running training process, keeping its model."""
+        session = self.__dict__.get("_session")
+        if session is not None:
+            try:
+                model = session.finish()
+            except BaseException:
+                self._rollback()
+                raise
+            del self._session
+            self.model_ = model
+
+    def _rollback(self):
+        session = self.__dict__.pop("_session", None)
+        if session is not None and session.init is not None:
+            self.model_ = session.init
+
+    def __getattr__(self, name):
+        if name == "model_" and "_session" in self.__dict__:
+            self._sync()
+            return self.__dict__["model_"]
+        raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
+
+    def __getstate__(self):
+        self._sync()
+        state = super().__getstate__()
+        state.pop("_session", None)
+        return state
 
     def _predict_raw(self, X, out_flags):
         """Runs the model over X with out_flags (e.g. ["-p", "-"]); returns
-        the binary's stdout and whether X was text lines."""
+        the binary's stdout, whether X was text lines, and their number."""
+        self._sync()
         check_is_fitted(self, "model_")
         lines = _is_lines(X)
         if lines:
@@ -242,6 +347,7 @@ class SparsesonClassifier(ClassifierMixin, _SparsesonBase):
     def fit(self, X, y=None):
         """Trains a new model on X (CSR/CSC/dense array, or VW/LIBSVM text
         lines whose first token is the class label) and y."""
+        self._discard()
         for attr in ("model_", "classes_", "n_features_in_"):
             self.__dict__.pop(attr, None)
         return self._fit(X, y, classes=None, resume=False)
@@ -249,7 +355,7 @@ class SparsesonClassifier(ClassifierMixin, _SparsesonBase):
     def partial_fit(self, X, y=None, classes=None):
         """Trains the current model (a new one on the first call, which
         needs classes) further on X and y, one pass."""
-        resume = hasattr(self, "model_")
+        resume = self._fitted()
         if not resume and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit")
         if resume and classes is not None and not np.array_equal(np.unique(classes), self.classes_):
@@ -260,7 +366,7 @@ class SparsesonClassifier(ClassifierMixin, _SparsesonBase):
         X, y = self._validate_fit(X, y, reset=not resume)
         lines = y is None
         if lines:
-            y = np.array([t.decode(errors="replace") for t in _first_tokens(X)])
+            y = _line_labels(_first_tokens(X))
         else:
             check_classification_targets(y)
         if not resume:
@@ -278,7 +384,8 @@ class SparsesonClassifier(ClassifierMixin, _SparsesonBase):
             chunks, fmt = _line_chunks(X, [b"%d" % v for v in labels.astype(np.int64)]), "auto"
         else:
             chunks, fmt = _csr_chunks(X, labels), "libsvm"
-        return self._train(chunks, fmt, 0 if k == 2 else k, resume, 1 if partial else self.passes)
+        return self._train(chunks, fmt, 0 if k == 2 else k, resume, 1 if partial else self.passes,
+                           keep_open=partial)
 
     def _has_proba(self):
         if self.classes_.shape[0] > 2 and self._multiclass() == "softmax":
@@ -350,6 +457,7 @@ class SparsesonRegressor(RegressorMixin, _SparsesonBase):
     def fit(self, X, y=None):
         """Trains a new model on X (CSR/CSC/dense array, or VW/LIBSVM text
         lines with their labels) and y."""
+        self._discard()
         for attr in ("model_", "n_features_in_"):
             self.__dict__.pop(attr, None)
         return self._fit(X, y, resume=False)
@@ -357,7 +465,7 @@ class SparsesonRegressor(RegressorMixin, _SparsesonBase):
     def partial_fit(self, X, y=None):
         """Trains the current model (a new one on the first call) further
         on X and y, one pass."""
-        return self._fit(X, y, resume=hasattr(self, "model_"), partial=True)
+        return self._fit(X, y, resume=self._fitted(), partial=True)
 
     def _fit(self, X, y, resume, partial=False):
         X, y = self._validate_fit(X, y, reset=not resume)
@@ -365,7 +473,7 @@ class SparsesonRegressor(RegressorMixin, _SparsesonBase):
             chunks, fmt = _line_chunks(X), "auto"
         else:
             chunks, fmt = _csr_chunks(X, np.asarray(y, np.float64)), "libsvm"
-        return self._train(chunks, fmt, 0, resume, 1 if partial else self.passes)
+        return self._train(chunks, fmt, 0, resume, 1 if partial else self.passes, keep_open=partial)
 
     def predict(self, X):
         check_is_fitted(self, "model_")
