@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -52,14 +53,7 @@ func TestPythonPackage(t *testing.T) {
 	if py == "" {
 		t.Skipf("NumPy, SciPy, scikit-learn or pytest missing (%s): apt-get install python3-numpy python3-scipy python3-sklearn python3-pytest (.ci/run installs them)", why)
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	bin := filepath.Join(t.TempDir(), "sparseson")
-	if out, err := exec.Command(goTool, "build", "-o", bin, "../cmd/sparseson").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := sparsesonBinary(t)
 	// A hang (a pipe nobody reads) must fail the test, not the whole run.
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
@@ -70,6 +64,98 @@ func TestPythonPackage(t *testing.T) {
 		t.Fatalf("pytest: %v\n%s", err, out)
 	}
 	t.Logf("pytest:\n%s", lastLines(string(out), 15))
+}
+
+// TestPipInstall installs the package as the README says, offline: into a
+// virtual environment that sees Debian's NumPy, SciPy and scikit-learn,
+// with setuptools from the system (--no-build-isolation) and no index;
+// then fits a model with the installed copy. The package is copied first,
+// since setuptools builds in the source tree.
+func TestPipInstall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: installing takes a few seconds")
+	}
+	py, why := pythonWithSklearn()
+	if py == "" {
+		t.Skipf("NumPy, SciPy, scikit-learn or pytest missing (%s)", why)
+	}
+	if out, err := exec.Command(py, "-c", "import venv, pip, setuptools").CombinedOutput(); err != nil {
+		t.Skipf("%s has no venv, pip or setuptools (%s): apt-get install python3-venv python3-pip python3-setuptools", py, lastLine(string(out), err))
+	}
+	bin := sparsesonBinary(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	for _, f := range []string{"pyproject.toml", "README.md", "sparseson/__init__.py", "sparseson/_binary.py", "sparseson/_format.py", "sparseson/estimator.py"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	venv := filepath.Join(dir, "venv")
+	vpy := filepath.Join(venv, "bin", "python")
+	steps := [][]string{
+		{py, "-m", "venv", "--without-pip", "--system-site-packages", venv}, // Debian's pip is seen through the system site
+		{vpy, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-index", src},
+		{vpy, "-c", `import os, sparseson, numpy as np
+assert sparseson.__file__.startswith(os.environ["VENV"]), sparseson.__file__
+X = np.array([[1.0, 0.0], [0.0, 1.0]] * 20)
+y = np.array(["a", "b"] * 20)
+clf = sparseson.SparsesonClassifier(passes=2).fit(X, y)
+assert list(clf.predict(X[:2])) == ["a", "b"], clf.predict(X[:2])`},
+	}
+	for _, s := range steps {
+		cmd := exec.Command(s[0], s[1:]...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "SPARSESON_BIN="+bin, "VENV="+venv, "PIP_NO_INPUT=1", "PYTHONDONTWRITEBYTECODE=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(s, " "), err, out)
+		}
+	}
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// TestMain removes the binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+// sparsesonBinary builds the command once per test run.
+func sparsesonBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		}
+		dir, err := os.MkdirTemp("", "sparseson-python-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "sparseson")
+		if out, err := exec.Command(goTool, "build", "-o", binPath, "../cmd/sparseson").CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
 }
 
 func lastLines(s string, n int) string {
