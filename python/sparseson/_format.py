@@ -8,16 +8,20 @@ up in a table, unused bytes NUL; dropping the NULs leaves the lines.
 
 Each value is written so that the binary reads back exactly the same
 float64: integers in plain digits, other numbers as ``Me-E`` with the
-fewest of 15 or 16 significant digits that round-trip (checked by redoing
-the parser's exact path, M / 10^E with M < 2^53 and E ≤ 22, which IEEE
-division rounds correctly), and the rest (about half of arbitrary doubles
-need 17 digits) through NumPy's shortest round-trip repr, which costs
-about 1 µs a value.
+fewest of 15, 16 or 17 significant digits that round-trip (15 and 16
+checked by redoing the parser's exact path, M / 10^E with M < 2^53 and
+E ≤ 22, which IEEE division rounds correctly; 17 in extended precision),
+and the rest (values below about 1e-10 or above 1e10 that are not
+integers) through NumPy's shortest round-trip repr, about 1 µs a value.
 """
 
 import numpy as np
 
 _POW10 = 10.0 ** np.arange(23)
+_POW10L = np.longdouble(10) ** np.arange(28)
+# x86's 80-bit long double (64-bit mantissa); where long double is double,
+# values that need 17 digits go through repr instead.
+_LONG_OK = np.finfo(np.longdouble).nmant >= 63
 _TWO53 = 2.0 ** 53
 
 
@@ -58,7 +62,7 @@ def _uint_words(a):
 
 
 def _exact_mantissa(x):
-    """For positive finite x: int64 M and E in 1..22 with M / 10^E == x as
+    """For positive finite x: int64 M and E in 1..27 with M / 10^E == x as
     the parser computes it, and where that holds (ok)."""
     n = x.shape[0]
     mant = np.zeros(n, np.int64)
@@ -76,6 +80,21 @@ def _exact_mantissa(x):
             mant[idx] = m[good].astype(np.int64)
             expo[idx] = et[good]
             ok[idx] = True
+        if _LONG_OK:
+            # 17 digits always suffice, but M ≥ 2^53 leaves the parser's
+            # fast path: it rounds M / 10^E correctly all the same, and
+            # 64-bit extended precision (exact 10^E up to E = 27) is close
+            # enough to check that it lands on x.
+            e = 16 - lg
+            todo = np.flatnonzero(~ok & (e >= 1) & (e <= 27))
+            et = e[todo]
+            xl = x[todo].astype(np.longdouble)
+            m = np.rint(xl * _POW10L[et])
+            good = (m < 9e18) & ((m / _POW10L[et]).astype(np.float64) == x[todo])
+            idx = todo[good]
+            mant[idx] = m[good].astype(np.int64)
+            expo[idx] = et[good]
+            ok[idx] = True
     # Trailing zeros make the text longer, not more exact.
     for _ in range(22):
         z = np.flatnonzero((expo > 0) & (mant % 10 == 0))
@@ -86,7 +105,7 @@ def _exact_mantissa(x):
     return mant, expo, ok
 
 
-_EXP_WORDS = np.array([0] + [_word(b"e-%d" % e) for e in range(1, 23)], np.uint32)
+_EXP_WORDS = np.array([0] + [_word(b"e-%d" % e) for e in range(1, 28)], np.uint32)
 
 
 def _value_words(v):
