@@ -97,6 +97,9 @@ def _as_bytes_lines(X):
     for line in X:
         if isinstance(line, str):
             line = line.encode()
+        elif not isinstance(line, bytes):
+            raise TypeError("X is an iterable of %s; expected text lines (str or bytes) or an array"
+                            % type(line).__name__)
         out.append(line.rstrip(b"\r\n"))
     return out
 
