@@ -1,10 +1,10 @@
 """scikit-learn estimators that train and predict with the sparseson binary.
 
-Each fit, partial_fit and predict runs the binary once, with the examples
-on its stdin as LIBSVM text (or the caller's own VW/LIBSVM lines) and the
-model in a temporary directory; the model file's bytes are kept on the
-estimator (model_), so pickling carries the model and no process outlives
-a call.
+Each fit and predict runs the binary once, with the examples on its stdin
+as LIBSVM text (or the caller's own VW/LIBSVM lines) and the model in a
+temporary directory; consecutive partial_fit calls share one run. The
+model file's bytes are kept on the estimator (model_), so pickling carries
+the model, and no process outlives its estimator.
 """
 
 import os
@@ -119,24 +119,29 @@ def _csr_chunks(X, labels):
         start = stop
 
 
-def _line_chunks(lines, first_tokens=None):
-    """Chunks of newline-terminated text lines; first_tokens, when given,
-    replaces each line's first token (its label)."""
+def _line_chunks(lines, labels=None):
+    """Chunks of newline-terminated text lines; labels, when given, replace
+    each line's first token."""
     step = 4096
     for i in range(0, len(lines), step):
         part = lines[i:i + step]
-        if first_tokens is not None:
-            part = [t + b" " + (ln.split(None, 1)[1] if len(ln.split(None, 1)) > 1 else b"")
-                    for t, ln in zip(first_tokens[i:i + step], part)]
+        if labels is not None:
+            part = [t + b" " + _rest(ln) for t, ln in zip(labels[i:i + step], part)]
         yield b"\n".join(part) + b"\n"
 
 
+def _rest(line):
+    parts = line.split(None, 1)
+    return parts[1] if len(parts) > 1 else b""
+
+
 def _first_tokens(lines):
+    """The labels of training lines: their first tokens."""
     toks = []
-    for ln in lines:
+    for i, ln in enumerate(lines):
         parts = ln.split(None, 1)
-        if not parts:
-            raise ValueError("X has a blank line; every line needs a label")
+        if not parts or parts[0].startswith(b"|"):
+            raise ValueError("line %d of X has no label; training lines start with one" % (i + 1))
         toks.append(parts[0])
     return toks
 
@@ -154,8 +159,6 @@ def _line_labels(tokens):
 class _SparsesonBase(BaseEstimator):
     """Parameters, command lines and the model file shared by both
     estimators; subclasses define the labels and what predictions mean."""
-
-    _default_loss = "squared"
 
     def _flags(self, n_classes=0):
         """The training flags for the current parameters; errors name the
@@ -430,6 +433,7 @@ class SparsesonClassifier(ClassifierMixin, _SparsesonBase):
         return _per_class(out, lines, n, self.classes_.shape[0])
 
     def predict_log_proba(self, X):
+        """The logarithm of predict_proba."""
         return np.log(self.predict_proba(X))
 
     def _more_tags(self):
@@ -479,6 +483,7 @@ class SparsesonRegressor(RegressorMixin, _SparsesonBase):
         return self._train(chunks, fmt, 0, resume, 1 if partial else self.passes, keep_open=partial)
 
     def predict(self, X):
+        """The binary's predictions (-p), six decimals."""
         check_is_fitted(self, "model_")
         out, lines, n = self._predict_raw(X, ["-p", "-"])
         return _scalars(out, lines, n)

@@ -3,6 +3,7 @@ pickling, the pipe's text and the binary's lifetime."""
 
 import gc
 import gzip
+import io
 import os
 import pickle
 import shutil
@@ -13,7 +14,7 @@ import time
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_files
+from sklearn.datasets import load_svmlight_file, load_svmlight_files
 from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
@@ -190,8 +191,13 @@ def test_lines_and_matrix_train_the_same_model(splice):
     with gzip.open(train, "rt") as f:
         lines = f.read().splitlines()
     assert SparsesonClassifier().fit(lines).model_ == SparsesonClassifier().fit(X, y).model_
+    assert SparsesonRegressor().fit(iter(lines)).model_ == SparsesonRegressor().fit(X, y).model_
     with pytest.raises(ValueError, match="y=None"):
         SparsesonClassifier().fit(lines, y)
+    with pytest.raises(ValueError, match="line 2 of X has no label"):
+        SparsesonClassifier().fit(["1 |f a", "|f b", "-1 |f c"])
+    with pytest.raises(TypeError, match="single string"):
+        SparsesonClassifier().fit("1 |f a")
 
 
 def test_more_passes_match_cli(tmp_path, splice):
@@ -228,6 +234,25 @@ def test_libsvm_text_round_trips_float64(name, values):
             j, v = t.split(":")
             back[i, int(j) - 1] = float(v)
     assert (back.tocsr() != X).nnz == 0
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_libsvm_text_reads_back_in_sklearn(seed):
+    """Random matrices of every kind of value (empty rows, explicit zeros,
+    integers, short decimals, 17-digit doubles, tiny and huge magnitudes):
+    load_svmlight_file (strtod, exact) reads back the same float64s."""
+    rng = np.random.default_rng(seed)
+    n, d = rng.integers(1, 60), rng.integers(1, 3000)
+    X = sp.random(n, d, density=rng.uniform(0, 0.05), random_state=seed, format="csr")
+    kinds = [rng.integers(-99, 100, X.nnz).astype(float), np.round(rng.normal(size=X.nnz), 3),
+             rng.normal(size=X.nnz) * 10.0 ** rng.integers(-30, 30, X.nnz), np.zeros(X.nnz)]
+    X.data = np.choose(rng.integers(0, 4, X.nnz), kinds) if X.nnz else X.data
+    y = rng.normal(size=n) * 10.0 ** rng.integers(-5, 5, n)
+    text = _format.libsvm_lines(X.indptr, X.indices, X.data, y)
+    Xb, yb = load_svmlight_file(io.BytesIO(text), n_features=d, zero_based=False)
+    X.eliminate_zeros()
+    np.testing.assert_array_equal(yb, y)
+    assert (Xb != X).nnz == 0 and Xb.shape == X.shape
 
 
 def test_pipe_text_trains_like_repr_text(tmp_path):
