@@ -49,15 +49,15 @@ def _uint_words(a):
     top = int(a.max()) if a.size else 0
     nw = max(1, (len(str(top)) + 3) // 4)
     out = np.zeros((a.shape[0], nw), np.uint32)
-    rest = a
-    for k in range(nw):
-        rest, g = np.divmod(rest, 10000) if k < nw - 1 else (None, rest)
-        col = nw - 1 - k
-        if k == 0:
-            out[:, col] = np.where(rest > 0, _PADDED[g], _PLAIN[g]) if rest is not None else _PLAIN[g]
-        else:
-            w = np.where(rest > 0, _PADDED[g], _PLAIN[g]) if rest is not None else _PLAIN[g]
-            out[:, col] = np.where(g > 0 if rest is None else (rest > 0) | (g > 0), w, 0)
+    higher = a
+    for k in range(nw):  # group k: digits 4k..4k+3 from the right
+        g, higher = higher % 10000, higher // 10000
+        # Below the top group a word keeps its zeros ("0042"); the top
+        # group does not ("42"), and groups above the top are empty.
+        word = np.where(higher > 0, _PADDED[g], _PLAIN[g])
+        if k > 0:
+            word = np.where((higher > 0) | (g > 0), word, 0)
+        out[:, nw - 1 - k] = word
     return out
 
 

@@ -236,6 +236,17 @@ def test_libsvm_text_round_trips_float64(name, values):
     assert (back.tocsr() != X).nnz == 0
 
 
+@pytest.mark.parametrize("values", [
+    [0], [7], [0, 10, 9999, 10000, 10001, 100000000, 100000001, 123400005678],
+    [2 ** 53, 10 ** 16, 99990000, 1, 0],
+])
+def test_integer_digits(values):
+    a = np.array(values, np.int64)
+    words = _format._uint_words(a)
+    got = [w.tobytes().replace(b"\0", b"").decode() for w in words]
+    assert got == [str(v) for v in values]
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_libsvm_text_reads_back_in_sklearn(seed):
     """Random matrices of every kind of value (empty rows, explicit zeros,
