@@ -108,37 +108,85 @@ def _exact_mantissa(x):
 _EXP_WORDS = np.array([0] + [_word(b"e-%d" % e) for e in range(1, 28)], np.uint32)
 
 
-def _value_words(v):
-    """Words of float64 values v (finite) without their sign, and which are
-    negative; a value given by repr carries its own sign (neg False)."""
+def _framed(words, lead=b"", neg=None, trail=b""):
+    """Right-aligned digit words framed: the bytes lead, then '-' where neg,
+    then the digits, then trail, as words (NUL-padded on the left)."""
+    n, nw = words.shape
+    signed = neg is not None and bool(neg.any())
+    if not (lead or signed or trail):
+        return words
+    digits = words.view(np.uint8).reshape(n, 4 * nw)
+    # Only as many digit columns as the longest number has.
+    nd = np.count_nonzero(digits, axis=1)
+    maxd = int(nd.max()) if n else 1
+    width = -(-(len(lead) + signed + maxd + len(trail)) // 4) * 4
+    out = np.zeros((n, width), np.uint8)
+    off = width - len(trail) - maxd
+    out[:, off:off + maxd] = digits[:, 4 * nw - maxd:]
+    if trail:
+        out[:, width - len(trail):] = np.frombuffer(trail, np.uint8)
+    first = off + maxd - nd  # the digits are contiguous and right-aligned
+    if signed:
+        rows = np.flatnonzero(neg)
+        out[rows, first[rows] - 1] = ord("-")
+        first = first - neg
+    rows = np.arange(n)
+    for k, c in enumerate(reversed(lead)):
+        out[rows, first - 1 - k] = c
+    return out.view("<u4")
+
+
+def _value_words(v, signed=True):
+    """Words of float64 values v (finite): with their sign, or (signed
+    False) of their magnitude only."""
     n = v.shape[0]
     a = np.abs(v)
+    neg = v < 0 if signed else None
     integral = (a == np.rint(a)) & (a < _TWO53)
     if integral.all():
-        return _uint_words(a.astype(np.int64)), v < 0
+        return _framed(_uint_words(a.astype(np.int64)), neg=neg)
     mant = np.zeros(n, np.int64)
     expo = np.zeros(n, np.int64)
     mant[integral] = a[integral].astype(np.int64)
     fi = np.flatnonzero(~integral)
     m, e, ok = _exact_mantissa(a[fi])
     mant[fi[ok]], expo[fi[ok]] = m[ok], e[ok]
-    words = np.concatenate([_uint_words(mant), _EXP_WORDS[expo][:, None]], axis=1)
-    neg = v < 0
+    words = np.concatenate([_framed(_uint_words(mant), neg=neg), _EXP_WORDS[expo][:, None]], axis=1)
     slow = fi[~ok]
     if slow.size:
-        txt = v[slow].astype("S32")  # NumPy's repr, the shortest round trip
+        # NumPy's repr, the shortest round trip.
+        txt = (v[slow] if signed else a[slow]).astype("S32")
         nb = -(-txt.dtype.itemsize // 4) * 4
         txt = txt.astype("S%d" % nb).view("<u4").reshape(slow.size, -1)
         if txt.shape[1] > words.shape[1]:
             words = np.concatenate([np.zeros((n, txt.shape[1] - words.shape[1]), np.uint32), words], axis=1)
         words[slow] = 0
         words[slow, :txt.shape[1]] = txt
-        neg[slow] = False
-    return words, neg
+    return words
 
 
-_NL, _NL_MINUS = _word(b"\n"), _word(b"\n-")
-_SPACE, _COLON, _COLON_MINUS = _word(b" "), _word(b":"), _word(b":-")
+def _index_words(indices, neg):
+    """The words of " j+1:" for each column j of indices, or " j+1:-" where
+    neg (the value's sign: a table lookup is cheaper than framing it into
+    the value). Through tables of every column up to the largest when that
+    is not much longer than indices (text data: few columns, many
+    nonzeros)."""
+    top = int(indices.max())
+    tabled = top < 4 * indices.shape[0] + 1024
+    cols = np.arange(1, top + 2, dtype=np.int64) if tabled else indices + 1
+    digits = _uint_words(cols)
+    pos = _framed(digits, lead=b" ", trail=b":")
+    if not neg.any():
+        return pos[indices] if tabled else pos
+    minus = _framed(digits, lead=b" ", trail=b":-")
+    if minus.shape[1] > pos.shape[1]:
+        pos = np.concatenate([np.zeros((pos.shape[0], 1), np.uint32), pos], axis=1)
+    if tabled:
+        pos, minus = pos[indices], minus[indices]
+    return np.where(neg[:, None], minus, pos)
+
+
+_NL = _word(b"\n")
 
 
 def libsvm_lines(indptr, indices, data, labels):
@@ -158,28 +206,25 @@ def libsvm_lines(indptr, indices, data, labels):
         indices, data = indices[keep], data[keep]
         indptr = np.concatenate([[0], np.cumsum(np.bincount(row, minlength=nrows))])
     nnz = indices.shape[0]
-    lw, lneg = _value_words(np.asarray(labels, np.float64))
-    iw = _uint_words(indices + 1)
-    vw, vneg = _value_words(data) if nnz else (np.zeros((0, 1), np.uint32), np.zeros(0, bool))
-    fwidth = 2 + iw.shape[1] + vw.shape[1]
+    lw = _value_words(np.asarray(labels, np.float64))
+    if nnz:
+        iw, vw = _index_words(indices, data < 0), _value_words(data, signed=False)
+        fwidth = iw.shape[1] + vw.shape[1]
+    else:
+        fwidth = 0
     width = max(1 + lw.shape[1], fwidth)
-    # Row r of a line's tokens: its label at indptr[i] + i (the newline in
-    # front, dropped below), then its features.
+    # A line's tokens are rows: its label at indptr[i] + i (the newline in
+    # front, dropped below for the first line), then its features.
     rows = np.zeros((nrows + nnz, width), np.uint32)
     lab_at = indptr[:-1] + np.arange(nrows)
     lab = np.zeros((nrows, width), np.uint32)
-    lab[:, width - 1 - lw.shape[1]] = np.where(lneg, _NL_MINUS, _NL)
+    lab[:, width - 1 - lw.shape[1]] = _NL
     lab[:, width - lw.shape[1]:] = lw
     rows[lab_at] = lab
     if nnz:
-        feat = np.zeros((nnz, width), np.uint32)
-        c = width - fwidth
-        feat[:, c] = _SPACE
-        feat[:, c + 1:c + 1 + iw.shape[1]] = iw
-        feat[:, c + 1 + iw.shape[1]] = np.where(vneg, _COLON_MINUS, _COLON)
-        feat[:, c + 2 + iw.shape[1]:] = vw
+        feat = np.concatenate([iw, vw], axis=1)
         is_feat = np.ones(nrows + nnz, bool)
         is_feat[lab_at] = False
-        rows[is_feat] = feat
+        rows[np.flatnonzero(is_feat), width - fwidth:] = feat
     flat = rows.view(np.uint8).reshape(-1)
     return flat[flat != 0][1:].tobytes() + b"\n"
