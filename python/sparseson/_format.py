@@ -18,6 +18,7 @@ integers) through NumPy's shortest round-trip repr, about 1 µs a value.
 import numpy as np
 
 _POW10 = 10.0 ** np.arange(23)
+_POW10_INT = 10 ** np.arange(19, dtype=np.int64)
 _POW10L = np.longdouble(10) ** np.arange(28)
 # x86's 80-bit long double (64-bit mantissa); where long double is double,
 # values that need 17 digits go through repr instead.
@@ -108,16 +109,16 @@ def _exact_mantissa(x):
 _EXP_WORDS = np.array([0] + [_word(b"e-%d" % e) for e in range(1, 28)], np.uint32)
 
 
-def _framed(words, lead=b"", neg=None, trail=b""):
-    """Right-aligned digit words framed: the bytes lead, then '-' where neg,
-    then the digits, then trail, as words (NUL-padded on the left)."""
-    n, nw = words.shape
+def _framed(a, lead=b"", neg=None, trail=b""):
+    """Words of the non-negative int64 array a framed: the bytes lead, then
+    '-' where neg, then the digits, then trail (NUL-padded on the left)."""
+    words = _uint_words(a)
     signed = neg is not None and bool(neg.any())
     if not (lead or signed or trail):
         return words
+    n, nw = words.shape
     digits = words.view(np.uint8).reshape(n, 4 * nw)
-    # Only as many digit columns as the longest number has.
-    nd = np.count_nonzero(digits, axis=1)
+    nd = np.maximum(np.searchsorted(_POW10_INT, a, side="right"), 1)
     maxd = int(nd.max()) if n else 1
     width = -(-(len(lead) + signed + maxd + len(trail)) // 4) * 4
     out = np.zeros((n, width), np.uint8)
@@ -125,7 +126,7 @@ def _framed(words, lead=b"", neg=None, trail=b""):
     out[:, off:off + maxd] = digits[:, 4 * nw - maxd:]
     if trail:
         out[:, width - len(trail):] = np.frombuffer(trail, np.uint8)
-    first = off + maxd - nd  # the digits are contiguous and right-aligned
+    first = off + maxd - nd  # the digits are right-aligned
     if signed:
         rows = np.flatnonzero(neg)
         out[rows, first[rows] - 1] = ord("-")
@@ -144,14 +145,14 @@ def _value_words(v, signed=True):
     neg = v < 0 if signed else None
     integral = (a == np.rint(a)) & (a < _TWO53)
     if integral.all():
-        return _framed(_uint_words(a.astype(np.int64)), neg=neg)
+        return _framed(a.astype(np.int64), neg=neg)
     mant = np.zeros(n, np.int64)
     expo = np.zeros(n, np.int64)
     mant[integral] = a[integral].astype(np.int64)
     fi = np.flatnonzero(~integral)
     m, e, ok = _exact_mantissa(a[fi])
     mant[fi[ok]], expo[fi[ok]] = m[ok], e[ok]
-    words = np.concatenate([_framed(_uint_words(mant), neg=neg), _EXP_WORDS[expo][:, None]], axis=1)
+    words = np.concatenate([_framed(mant, neg=neg), _EXP_WORDS[expo][:, None]], axis=1)
     slow = fi[~ok]
     if slow.size:
         # NumPy's repr, the shortest round trip.
@@ -165,24 +166,38 @@ def _value_words(v, signed=True):
     return words
 
 
+_tables = [np.zeros((0, 1), np.uint32), np.zeros((0, 1), np.uint32)]
+
+
+def _index_table(top):
+    """The words of " j+1:" and " j+1:-" for every column j ≤ top, kept
+    across calls (the chunks of one matrix, then its predictions)."""
+    pos, minus = _tables
+    if pos.shape[0] <= top:
+        cols = np.arange(1, max(top + 1, 2 * pos.shape[0]) + 1, dtype=np.int64)
+        pos, minus = _framed(cols, lead=b" ", trail=b":"), _framed(cols, lead=b" ", trail=b":-")
+        if minus.shape[1] > pos.shape[1]:
+            pos = np.concatenate([np.zeros((pos.shape[0], 1), np.uint32), pos], axis=1)
+        _tables[:] = pos, minus
+    return pos, minus
+
+
 def _index_words(indices, neg):
     """The words of " j+1:" for each column j of indices, or " j+1:-" where
     neg (the value's sign: a table lookup is cheaper than framing it into
-    the value). Through tables of every column up to the largest when that
-    is not much longer than indices (text data: few columns, many
-    nonzeros)."""
+    the value). From a table of the columns when it is not much longer
+    than indices (text data: few columns, many nonzeros)."""
     top = int(indices.max())
-    tabled = top < 4 * indices.shape[0] + 1024
-    cols = np.arange(1, top + 2, dtype=np.int64) if tabled else indices + 1
-    digits = _uint_words(cols)
-    pos = _framed(digits, lead=b" ", trail=b":")
+    if top < (1 << 22) or top < 4 * indices.shape[0]:
+        pos, minus = _index_table(top)
+        return np.where(neg[:, None], minus[indices], pos[indices]) if neg.any() else pos[indices]
+    cols = indices + 1
+    pos = _framed(cols, lead=b" ", trail=b":")
     if not neg.any():
-        return pos[indices] if tabled else pos
-    minus = _framed(digits, lead=b" ", trail=b":-")
+        return pos
+    minus = _framed(cols, lead=b" ", trail=b":-")
     if minus.shape[1] > pos.shape[1]:
         pos = np.concatenate([np.zeros((pos.shape[0], 1), np.uint32), pos], axis=1)
-    if tabled:
-        pos, minus = pos[indices], minus[indices]
     return np.where(neg[:, None], minus, pos)
 
 
