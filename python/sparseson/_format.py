@@ -37,6 +37,8 @@ def _word_tables():
 
 
 _PLAIN, _PADDED = _word_tables()
+_PLAIN_NZ = _PLAIN.copy()  # a group above the top one is empty, not "0"
+_PLAIN_NZ[0] = 0
 
 
 def _word(b):
@@ -49,16 +51,16 @@ def _uint_words(a):
     significant first, shape (len(a), nw); 0 is "0"."""
     top = int(a.max()) if a.size else 0
     nw = max(1, (len(str(top)) + 3) // 4)
-    out = np.zeros((a.shape[0], nw), np.uint32)
-    higher = a
-    for k in range(nw):  # group k: digits 4k..4k+3 from the right
+    if nw == 1:
+        return _PLAIN[a][:, None]
+    out = np.empty((a.shape[0], nw), np.uint32)
+    g, higher = a % 10000, a // 10000
+    out[:, nw - 1] = np.where(higher > 0, _PADDED[g], _PLAIN[g])
+    for k in range(1, nw):  # group k: digits 4k..4k+3 from the right
         g, higher = higher % 10000, higher // 10000
         # Below the top group a word keeps its zeros ("0042"); the top
-        # group does not ("42"), and groups above the top are empty.
-        word = np.where(higher > 0, _PADDED[g], _PLAIN[g])
-        if k > 0:
-            word = np.where((higher > 0) | (g > 0), word, 0)
-        out[:, nw - 1 - k] = word
+        # group does not ("42"), and groups above it are empty.
+        out[:, nw - 1 - k] = np.where(higher > 0, _PADDED[g], _PLAIN_NZ[g])
     return out
 
 
@@ -137,26 +139,26 @@ def _framed(a, lead=b"", neg=None, trail=b""):
     return out.view("<u4")
 
 
-def _value_words(v, signed=True):
-    """Words of float64 values v (finite): with their sign, or (signed
-    False) of their magnitude only."""
+def _value_words(v, signed=True, lead=b""):
+    """Words of float64 values v (finite), after the bytes lead: with their
+    sign, or (signed False) of their magnitude only."""
     n = v.shape[0]
     a = np.abs(v)
     neg = v < 0 if signed else None
     integral = (a == np.rint(a)) & (a < _TWO53)
     if integral.all():
-        return _framed(a.astype(np.int64), neg=neg)
+        return _framed(a.astype(np.int64), lead=lead, neg=neg)
     mant = np.zeros(n, np.int64)
     expo = np.zeros(n, np.int64)
     mant[integral] = a[integral].astype(np.int64)
     fi = np.flatnonzero(~integral)
     m, e, ok = _exact_mantissa(a[fi])
     mant[fi[ok]], expo[fi[ok]] = m[ok], e[ok]
-    words = np.concatenate([_framed(mant, neg=neg), _EXP_WORDS[expo][:, None]], axis=1)
+    words = np.concatenate([_framed(mant, lead=lead, neg=neg), _EXP_WORDS[expo][:, None]], axis=1)
     slow = fi[~ok]
     if slow.size:
         # NumPy's repr, the shortest round trip.
-        txt = (v[slow] if signed else a[slow]).astype("S32")
+        txt = np.char.add(lead, (v[slow] if signed else a[slow]).astype("S32"))
         nb = -(-txt.dtype.itemsize // 4) * 4
         txt = txt.astype("S%d" % nb).view("<u4").reshape(slow.size, -1)
         if txt.shape[1] > words.shape[1]:
@@ -201,9 +203,6 @@ def _index_words(indices, neg):
     return np.where(neg[:, None], minus, pos)
 
 
-_NL = _word(b"\n")
-
-
 def libsvm_lines(indptr, indices, data, labels):
     """LIBSVM text of the CSR rows (indptr, indices, data) with labels
     (one float64 per row). Column j is written as index j + 1 (LIBSVM counts
@@ -221,25 +220,26 @@ def libsvm_lines(indptr, indices, data, labels):
         indices, data = indices[keep], data[keep]
         indptr = np.concatenate([[0], np.cumsum(np.bincount(row, minlength=nrows))])
     nnz = indices.shape[0]
-    lw = _value_words(np.asarray(labels, np.float64))
-    if nnz:
-        iw, vw = _index_words(indices, data < 0), _value_words(data, signed=False)
-        fwidth = iw.shape[1] + vw.shape[1]
+    # Each label starts its line: the newline in front (dropped below for
+    # the first line).
+    lw = _value_words(np.asarray(labels, np.float64), lead=b"\n")
+    if nnz == 0:
+        rows = lw
+    elif (np.diff(indptr) > 0).all():
+        # One row per feature, the line's label in front of its first.
+        first = np.zeros((nnz, lw.shape[1]), np.uint32)
+        first[indptr[:-1]] = lw
+        rows = np.concatenate([first, _index_words(indices, data < 0),
+                               _value_words(data, signed=False)], axis=1)
     else:
-        fwidth = 0
-    width = max(1 + lw.shape[1], fwidth)
-    # A line's tokens are rows: its label at indptr[i] + i (the newline in
-    # front, dropped below for the first line), then its features.
-    rows = np.zeros((nrows + nnz, width), np.uint32)
-    lab_at = indptr[:-1] + np.arange(nrows)
-    lab = np.zeros((nrows, width), np.uint32)
-    lab[:, width - 1 - lw.shape[1]] = _NL
-    lab[:, width - lw.shape[1]:] = lw
-    rows[lab_at] = lab
-    if nnz:
-        feat = np.concatenate([iw, vw], axis=1)
+        # Empty lines: the labels get rows of their own, at indptr[i] + i.
+        feat = np.concatenate([_index_words(indices, data < 0), _value_words(data, signed=False)], axis=1)
+        width = max(lw.shape[1], feat.shape[1])
+        rows = np.zeros((nrows + nnz, width), np.uint32)
+        lab_at = indptr[:-1] + np.arange(nrows)
+        rows[lab_at, width - lw.shape[1]:] = lw
         is_feat = np.ones(nrows + nnz, bool)
         is_feat[lab_at] = False
-        rows[np.flatnonzero(is_feat), width - fwidth:] = feat
+        rows[np.flatnonzero(is_feat), width - feat.shape[1]:] = feat
     flat = rows.view(np.uint8).reshape(-1)
     return flat[flat != 0][1:].tobytes() + b"\n"
