@@ -10,7 +10,7 @@ timing), then alternates, for --rounds rounds:
 
 and prints each contender's least wall and CPU time (this process and its
 children) over the rounds, their ratio, the test accuracy of both and
-whether the predictions are identical; then partial_fit over batches of
+whether the predictions and the model files are identical; then partial_fit over batches of
 --batch rows with one running binary (the estimator's way) and with the
 model written and reloaded after every batch.
 
@@ -68,8 +68,12 @@ def main():
                              check=True, capture_output=True).stdout
         return np.fromstring(out, sep=" ")
 
+    fitted = []
+
     def py():
-        return SparsesonClassifier(learner=a.learner, sparseson_bin=binary).fit(X, y).predict(Xt)
+        clf = SparsesonClassifier(learner=a.learner, sparseson_bin=binary).fit(X, y)
+        fitted[:] = [clf]
+        return clf.predict(Xt)
 
     load0 = os.getloadavg()
     times = {"cli": [], "py": []}
@@ -90,8 +94,10 @@ def main():
     cc, cp = min(c for _, c in times["cli"]), min(c for _, c in times["py"])
     print("least wall: cli %.3f s, py %.3f s (py/cli %.2f); least cpu: cli %.3f s, py %.3f s (py/cli %.2f)"
           % (wc, wp, wp / wc, cc, cp, cp / cc))
-    print("test accuracy: cli %.4f, py %.4f; predictions identical: %s"
-          % ((want == yt).mean(), (got == yt).mean(), np.array_equal(want, got)))
+    with open(os.path.join(tmp, "m"), "rb") as f:
+        same_model = f.read() == fitted[0].model_
+    print("test accuracy: cli %.4f, py %.4f; predictions identical: %s; model files identical: %s"
+          % ((want == yt).mean(), (got == yt).mean(), np.array_equal(want, got), same_model))
 
     def batches(reload):
         clf = SparsesonClassifier(learner=a.learner, sparseson_bin=binary)
