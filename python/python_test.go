@@ -6,6 +6,7 @@ package python
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,6 +55,7 @@ func TestPythonPackage(t *testing.T) {
 		t.Skipf("NumPy, SciPy, scikit-learn or pytest missing (%s): apt-get install python3-numpy python3-scipy python3-sklearn python3-pytest (.ci/run installs them)", why)
 	}
 	bin := sparsesonBinary(t)
+	watchSources(t)
 	// A hang (a pipe nobody reads) must fail the test, not the whole run.
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
@@ -116,6 +118,39 @@ assert list(clf.predict(X[:2])) == ["a", "b"], clf.predict(X[:2])`},
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v\n%s", strings.Join(s, " "), err, out)
 		}
+	}
+}
+
+// watchSources reads every Python file the suite runs and the module's Go
+// files the binary is built from, so that go test's cache, which knows
+// only the files a test opens itself, reruns the suite when one changes.
+func watchSources(t *testing.T) {
+	t.Helper()
+	for _, dir := range []string{"sparseson", "tests"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.py"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no Python files in %s: %v", dir, err)
+		}
+		for _, f := range files {
+			if _, err := os.ReadFile(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != ".." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			_, err = os.ReadFile(path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
