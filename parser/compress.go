@@ -173,8 +173,8 @@ type aheadBuf struct {
 }
 
 const (
-	aheadBufs  = 4
-	aheadBytes = 256 << 10
+	aheadBufs  = 3
+	aheadBytes = 128 << 10
 )
 
 func newReadAhead(src io.Reader) *readAhead {
