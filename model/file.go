@@ -91,13 +91,41 @@ func Encode(out io.Writer, opts Options, body func(*Writer) error) error {
 
 // Load reads and verifies a model file; the returned Reader yields the body.
 // Nothing of the file is interpreted before its checksum has been verified.
+//
+// A regular file is read twice, streamed both times: once for the
+// checksum, once to decode. A model is mostly its learner's arrays, so
+// holding the file in memory while they are decoded from it would make
+// loading a model (prediction with -t -i) need about twice the model's
+// size, more than training it did. The decoding pass checksums what it
+// reads again, and the Reader's Done refuses a file that changed between
+// the two passes.
 func Load(path string) (Options, *Reader, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load model: %w", err)
 	}
-	opts, r, err := Parse(data)
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		// A pipe or device can be read only once.
+		var data []byte
+		data, err = io.ReadAll(f)
+		f.Close()
+		if err != nil {
+			return nil, nil, fmt.Errorf("load model: %w", err)
+		}
+		opts, r, err := Parse(data)
+		if err != nil {
+			return nil, nil, fmt.Errorf("load model %s: %w", path, err)
+		}
+		return opts, r, nil
+	}
+	var opts Options
+	var r *Reader
+	if err == nil {
+		opts, r, err = stream(f, fi.Size())
+	}
 	if err != nil {
+		f.Close()
 		return nil, nil, fmt.Errorf("load model %s: %w", path, err)
 	}
 	return opts, r, nil
@@ -105,35 +133,64 @@ func Load(path string) (Options, *Reader, error) {
 
 // Parse verifies a model held in memory (see Load).
 func Parse(data []byte) (Options, *Reader, error) {
-	if len(data) < len(magic) || !bytes.Equal(data[:len(magic)], magic[:]) {
-		return nil, nil, errors.New("not a sparseson model file (bad magic)")
+	size := int64(len(data))
+	sum := func() (uint32, error) { return crc32.Checksum(data[:max(size-4, 0)], castag), nil }
+	if err := verify(size, data[:min(size, headSize)], data[max(size-tailSize, 0):], sum); err != nil {
+		return nil, nil, err
 	}
-	if len(data) < len(magic)+4 {
-		return nil, nil, fmt.Errorf("%w: truncated header", ErrCorrupt)
+	r := &Reader{buf: data[:size-tailSize], off: int(headSize)}
+	opts, err := header(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return opts, r, nil
+}
+
+const (
+	headSize = int64(len(magic)) + 4   // magic and version
+	tailSize = int64(len(trailer)) + 4 // end marker and CRC-32C
+)
+
+// verify checks a model file of size bytes, given its head (up to
+// headSize bytes), its tail (up to tailSize) and a function computing the
+// CRC-32C of all but its last 4 bytes.
+func verify(size int64, head, tail []byte, sum func() (uint32, error)) error {
+	if size < int64(len(magic)) || !bytes.Equal(head[:len(magic)], magic[:]) {
+		return errors.New("not a sparseson model file (bad magic)")
+	}
+	if size < headSize {
+		return fmt.Errorf("%w: truncated header", ErrCorrupt)
 	}
 	// The version is believed only once the checksum holds: a flipped
 	// bit in it is damage, not a newer format. (A newer format keeps the
 	// magic, the version word, and the trailer with its CRC-32C.)
-	v := binary.LittleEndian.Uint32(data[len(magic):])
+	v := binary.LittleEndian.Uint32(head[len(magic):])
 	other := ""
 	if v != Version {
 		other = fmt.Sprintf("; its version field reads %d, this build reads %d: damaged, or a format this build does not know", v, Version)
 	}
-	end := len(data) - 4 - len(trailer)
-	if end < len(magic)+4 || !bytes.Equal(data[end:end+len(trailer)], trailer[:]) {
-		return nil, nil, fmt.Errorf("%w: truncated (no end marker)%s", ErrCorrupt, other)
+	if size-tailSize < headSize || !bytes.Equal(tail[:len(trailer)], trailer[:]) {
+		return fmt.Errorf("%w: truncated (no end marker)%s", ErrCorrupt, other)
 	}
-	want := binary.LittleEndian.Uint32(data[len(data)-4:])
-	if got := crc32.Checksum(data[:len(data)-4], castag); got != want {
-		return nil, nil, fmt.Errorf("%w: checksum mismatch (%08x, file says %08x)%s", ErrCorrupt, got, want, other)
+	want := binary.LittleEndian.Uint32(tail[len(trailer):])
+	got, err := sum()
+	if err != nil {
+		return err
+	}
+	if got != want {
+		return fmt.Errorf("%w: checksum mismatch (%08x, file says %08x)%s", ErrCorrupt, got, want, other)
 	}
 	if v != Version {
-		return nil, nil, fmt.Errorf("model format version %d is not supported (this build reads version %d)", v, Version)
+		return fmt.Errorf("model format version %d is not supported (this build reads version %d)", v, Version)
 	}
-	r := &Reader{buf: data[:end], off: len(magic) + 4}
+	return nil
+}
+
+// header reads the options that open the body.
+func header(r *Reader) (Options, error) {
 	hdr := r.String()
 	if r.err != nil {
-		return nil, nil, r.err
+		return nil, r.err
 	}
 	opts := Options{}
 	for _, line := range strings.Split(hdr, "\n") {
@@ -142,11 +199,11 @@ func Parse(data []byte) (Options, *Reader, error) {
 		}
 		k, v, ok := strings.Cut(line, "=")
 		if !ok {
-			return nil, nil, fmt.Errorf("%w: bad header line %q", ErrCorrupt, line)
+			return nil, fmt.Errorf("%w: bad header line %q", ErrCorrupt, line)
 		}
 		opts[k] = v
 	}
-	return opts, r, nil
+	return opts, nil
 }
 
 // Writer encodes little-endian values into a model body. Errors are sticky
@@ -252,11 +309,16 @@ func (w *Writer) Uint32s(v []uint32) {
 	}
 }
 
-// Reader decodes a verified model body. Reads past the end, or lengths that
-// do not fit in what remains, set a sticky ErrCorrupt error and return zeros.
+// Reader decodes a verified model body, held in memory (Parse) or
+// streamed from its file (Load). Reads past the end, or lengths that do
+// not fit in what remains, set a sticky ErrCorrupt error and return zeros.
 type Reader struct {
-	buf []byte
+	buf []byte // in memory: the body
 	off int
+	src *source // streamed: the file, shared with the Reader's sections
+	pos int64   // streamed: this Reader's offset in the file, and its end
+	end int64
+	top bool // streamed: the whole body, whose Done checks the trailer
 	err error
 }
 
@@ -268,10 +330,13 @@ func (r *Reader) Done() error {
 	if r.err != nil {
 		return r.err
 	}
-	if r.off != len(r.buf) {
-		return fmt.Errorf("%w: %d unexpected trailing bytes", ErrCorrupt, len(r.buf)-r.off)
+	if n := r.remaining(); n != 0 {
+		return fmt.Errorf("%w: %d unexpected trailing bytes", ErrCorrupt, n)
 	}
-	return nil
+	if r.top {
+		r.err = r.src.finish(r.pos)
+	}
+	return r.err
 }
 
 // Fail records a semantic error found by the caller while decoding.
@@ -281,13 +346,31 @@ func (r *Reader) Fail(format string, args ...any) {
 	}
 }
 
+func (r *Reader) remaining() int64 {
+	if r.src != nil {
+		return r.end - r.pos
+	}
+	return int64(len(r.buf) - r.off)
+}
+
+// take returns the next n bytes; streamed, they are valid only until the
+// next read.
 func (r *Reader) take(n int) []byte {
 	if r.err != nil {
 		return nil
 	}
-	if n < 0 || n > len(r.buf)-r.off {
+	if n < 0 || int64(n) > r.remaining() {
 		r.err = fmt.Errorf("%w: truncated body", ErrCorrupt)
 		return nil
+	}
+	if r.src != nil {
+		b, err := r.src.read(r.pos, n)
+		if err != nil {
+			r.err = err
+			return nil
+		}
+		r.pos += int64(n)
+		return b
 	}
 	b := r.buf[r.off : r.off+n]
 	r.off += n
@@ -324,7 +407,7 @@ func (r *Reader) Bool() bool {
 
 func (r *Reader) length(elem int) int {
 	n := r.Uint64()
-	if r.err == nil && n > uint64((len(r.buf)-r.off)/elem) {
+	if r.err == nil && n > uint64(r.remaining()/int64(elem)) {
 		r.err = fmt.Errorf("%w: length %d exceeds the file", ErrCorrupt, n)
 		return 0
 	}
@@ -336,25 +419,45 @@ func (r *Reader) String() string { return string(r.take(r.length(1))) }
 
 // Section returns a Reader of the next part written by Writer.Section; its
 // Done reports whether that part alone was consumed exactly. A damaged
-// length makes both readers fail.
+// length makes both readers fail. Streamed, the part must be read before
+// r reads on (r skips what the part left unread).
 func (r *Reader) Section() *Reader {
-	b := r.take(r.length(1))
-	return &Reader{buf: b, err: r.err}
+	n := r.length(1)
+	if r.src == nil {
+		b := r.take(n)
+		return &Reader{buf: b, err: r.err}
+	}
+	sub := &Reader{src: r.src, pos: r.pos, end: r.pos + int64(n), err: r.err}
+	if r.err == nil {
+		r.pos += int64(n)
+	}
+	return sub
 }
+
+// chunk bounds the bytes one streamed read of an array takes, so that
+// decoding an array needs no second copy of it.
+const chunk = 1 << 15
 
 // Float64s reads a length-prefixed slice into dst (reused if large enough).
 func (r *Reader) Float64s(dst []float64) []float64 {
 	n := r.length(8)
-	b := r.take(8 * n)
-	if b == nil {
+	if r.err != nil {
 		return dst[:0]
 	}
 	if cap(dst) < n {
 		dst = make([]float64, n)
 	}
 	dst = dst[:n]
-	for i := range dst {
-		dst[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	for i := 0; i < n; {
+		m := min(n-i, chunk/8)
+		b := r.take(8 * m)
+		if b == nil {
+			return dst[:0]
+		}
+		for j := range m {
+			dst[i+j] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*j:]))
+		}
+		i += m
 	}
 	return dst
 }
@@ -362,16 +465,23 @@ func (r *Reader) Float64s(dst []float64) []float64 {
 // Uint32s reads a length-prefixed slice.
 func (r *Reader) Uint32s(dst []uint32) []uint32 {
 	n := r.length(4)
-	b := r.take(4 * n)
-	if b == nil {
+	if r.err != nil {
 		return dst[:0]
 	}
 	if cap(dst) < n {
 		dst = make([]uint32, n)
 	}
 	dst = dst[:n]
-	for i := range dst {
-		dst[i] = binary.LittleEndian.Uint32(b[4*i:])
+	for i := 0; i < n; {
+		m := min(n-i, chunk/4)
+		b := r.take(4 * m)
+		if b == nil {
+			return dst[:0]
+		}
+		for j := range m {
+			dst[i+j] = binary.LittleEndian.Uint32(b[4*j:])
+		}
+		i += m
 	}
 	return dst
 }

@@ -44,6 +44,7 @@ type input struct {
 
 	file     *os.File // nil for stdin
 	zr       *zstd.Decoder
+	ahead    *readAhead
 	closeMu  sync.Once
 	closeErr error
 }
@@ -82,7 +83,11 @@ func openInput(name string, stdin io.Reader) (*input, error) {
 			in.close()
 			return nil, in.readErr(err)
 		}
-		in.r = zr
+		// Inflating is the slowest step of reading gzip (several times
+		// the cost of splitting the text into chunks), so it runs on a
+		// goroutine of its own, ahead of the one that fills the chunks.
+		in.ahead = newReadAhead(zr)
+		in.r = in.ahead
 	case hasPrefix(magic, zstdMagic):
 		in.comp = zstded
 		// One decoder goroutine at most: the pipeline already reads on its
@@ -141,8 +146,96 @@ func (in *input) close() error {
 // release frees the decompressor. Only the goroutine that reads may call
 // it, once it is done reading.
 func (in *input) release() {
+	if in.ahead != nil {
+		in.ahead.stop()
+		in.ahead = nil
+	}
 	if in.zr != nil {
 		in.zr.Close()
 		in.zr = nil
 	}
 }
+
+// readAhead reads its source on a goroutine of its own into a few large
+// buffers, so that decompressing overlaps the work of its reader.
+type readAhead struct {
+	full chan aheadBuf // filled, in order
+	free chan []byte
+	done chan struct{}
+	cur  aheadBuf // being read from
+	err  error    // the source's error, once cur is drained
+}
+
+type aheadBuf struct {
+	b   []byte
+	off int
+	err error // what the source returned after b
+}
+
+const (
+	aheadBufs  = 3
+	aheadBytes = 128 << 10
+)
+
+func newReadAhead(src io.Reader) *readAhead {
+	a := &readAhead{
+		full: make(chan aheadBuf, aheadBufs),
+		free: make(chan []byte, aheadBufs),
+		done: make(chan struct{}),
+	}
+	for range aheadBufs - 1 {
+		a.free <- make([]byte, aheadBytes)
+	}
+	go a.fill(src, make([]byte, aheadBytes))
+	return a
+}
+
+// fill decodes into free buffers until the source ends or fails, or stop
+// is called.
+func (a *readAhead) fill(src io.Reader, b []byte) {
+	for {
+		// Not io.ReadFull: it would turn a clean end after a short
+		// read into io.ErrUnexpectedEOF, the word for truncation.
+		n := 0
+		var err error
+		for n < len(b) && err == nil {
+			var m int
+			m, err = src.Read(b[n:])
+			n += m
+		}
+		select {
+		case a.full <- aheadBuf{b: b[:n], err: err}:
+		case <-a.done:
+			return
+		}
+		if err != nil {
+			return
+		}
+		select {
+		case b = <-a.free:
+		case <-a.done:
+			return
+		}
+	}
+}
+
+// Read implements io.Reader with the source's errors.
+func (a *readAhead) Read(p []byte) (int, error) {
+	for a.cur.off == len(a.cur.b) {
+		if a.err != nil {
+			return 0, a.err
+		}
+		if a.cur.b != nil {
+			a.free <- a.cur.b[:cap(a.cur.b)]
+		}
+		a.cur = <-a.full
+		a.err = a.cur.err
+	}
+	n := copy(p, a.cur.b[a.cur.off:])
+	a.cur.off += n
+	return n, nil
+}
+
+// stop ends the goroutine; it may be blocked in the source's Read until
+// the input is closed.
+func (a *readAhead) stop() { close(a.done) }

@@ -19,10 +19,15 @@
 // pass, parsing included (text.go): news20.train concatenated -copies
 // times as VW text, and the synthetic suite's rotated and scaled sets
 // (seed 004 §5.1, κ = 100, T = 10000, d = 100 dense) concatenated
-// -synth_copies times as LIBSVM text, with MB/s of text. Each table is
-// also written to -out as speed_<set>.csv.
+// -synth_copies times as LIBSVM text, with MB/s of text. -set vw (and
+// -set text) times the rows of issue 27's comparison — the default
+// learner on the news20 text plain and gzip'd, Oja-SON m = 10, and
+// prediction (-t) — with sparseson and with the Vowpal Wabbit binary
+// that the environment variable VW names, alternated, with the ratios
+// (vw.go); without VW it says it skipped them. Each table is also written
+// to -out as speed_<set>.csv.
 //
-//	go run ./bench speed [-data ../shared/data] [-passes 5] [-repeat 3] [-set son|sketches|bits|ada|m|learners|parse|text|synthetic|all]
+//	go run ./bench speed [-data ../shared/data] [-passes 5] [-repeat 3] [-set son|sketches|bits|ada|m|learners|parse|text|synthetic|vw|all]
 package speed
 
 import (
@@ -57,7 +62,7 @@ func Main(env *run.Env, args []string) error {
 	env.Register(fs)
 	passes := fs.Int("passes", 5, "passes over the cache per timed run")
 	repeat := fs.Int("repeat", 3, "timed runs per setting (the fastest is kept)")
-	set := fs.String("set", "son", "which settings: son, sketches, bits, ada, m, learners, parse, text, synthetic, all")
+	set := fs.String("set", "son", "which settings: son, sketches, bits, ada, m, learners, parse, text, synthetic, vw, all")
 	copies := fs.Int("copies", 10, "text: copies of news20.train concatenated into the text read in one pass")
 	synthCopies := fs.Int("synth_copies", 10, "synthetic: copies of each synthetic set (T = 10000) concatenated into the text read in one pass")
 	kinds := fs.String("kinds", "oja,rp,fd,rfd", "sketches of the bits set")
@@ -143,12 +148,40 @@ func Main(env *run.Env, args []string) error {
 		add("oja m=5", "18", "--oja", "-m", "5")
 		add("AdaGrad", "20")
 	}
+	var news *input // news20 as text, written once for the text and vw sets
 	if *set == "text" || *set == "quick" {
-		in, err := newsText(env, train, dir, *copies)
+		if news, err = newsText(env, train, dir, *copies); err != nil {
+			return err
+		}
+		textLearners(add, news)
+	}
+	if *set == "vw" || *set == "text" || *set == "quick" {
+		// The same rows against a VW binary when VW=path names one.
+		vw := os.Getenv("VW")
+		var plain, gz string
+		if vw != "" {
+			if news == nil {
+				if news, err = newsText(env, train, dir, *copies); err != nil {
+					return err
+				}
+			}
+			plain, gz = news.path, news.path+".gz"
+			if err := gzipCopy(plain, gz); err != nil {
+				return err
+			}
+		}
+		csv, err := compareVW(os.Stdout, bin, vw, plain, gz, *repeat)
 		if err != nil {
 			return err
 		}
-		textLearners(add, in)
+		if csv != "" {
+			if err := env.Write("speed_vw.csv", []byte(csv)); err != nil {
+				return err
+			}
+		}
+		if *set == "vw" {
+			return nil
+		}
 	}
 	if *set == "synthetic" || *set == "quick" {
 		ins, err := synthText(env, dir, *synthCopies)

@@ -79,9 +79,20 @@ type Result struct {
 // (bench/internal/launch) when Binary built one, because a process started
 // directly by this one would report this one's peak if that were larger.
 func Exec(bin string, args ...string) (*Result, error) {
+	return execVia(launcher(bin), bin, args)
+}
+
+// ExecBeside is Exec for a program built elsewhere (a VW binary), started
+// through the launch program built beside ref when there is one, so that
+// its peak RSS is its own too.
+func ExecBeside(ref, bin string, args ...string) (*Result, error) {
+	return execVia(launcher(ref), bin, args)
+}
+
+func execVia(l, bin string, args []string) (*Result, error) {
 	cmd := exec.Command(bin, args...)
 	var rep, w *os.File
-	if l := launcher(bin); l != "" {
+	if l != "" {
 		var err error
 		if rep, w, err = os.Pipe(); err != nil {
 			return nil, err
