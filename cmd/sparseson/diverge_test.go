@@ -67,9 +67,14 @@ func TestDivergenceRule(t *testing.T) {
 		{"a set too small", loss.Logistic{}, 360, logistic, func(int) float64 { return 10 }, 1, ""},
 		{"importance weights", loss.Logistic{}, 4000, logistic, func(int) float64 { return 3.1 * math.Ln2 }, 3.5, "129–512"},
 		{"a constant label: nothing to beat", &loss.Squared{}, 4000, func(int) float64 { return 3 }, func(int) float64 { return 10 }, 1, ""},
-		// Labels 0..9: the mean's loss is their variance, 8.25.
-		{"squared, many labels, 2.9 times", &loss.Squared{}, 4000, func(i int) float64 { return float64(i % 10) }, func(int) float64 { return 2.9 * 8.25 }, 1, ""},
-		{"squared, many labels, 3.1 times", &loss.Squared{}, 4000, func(i int) float64 { return float64(i % 10) }, func(int) float64 { return 3.1 * 8.25 }, 1, "129–512"},
+		// Labels −4.5…4.5: the mean's loss is their variance, 8.25, as is
+		// the loss of predicting 0.
+		{"squared, many labels, 2.9 times", &loss.Squared{}, 4000, func(i int) float64 { return float64(i%10) - 4.5 }, func(int) float64 { return 2.9 * 8.25 }, 1, ""},
+		{"squared, many labels, 3.1 times", &loss.Squared{}, 4000, func(i int) float64 { return float64(i%10) - 4.5 }, func(int) float64 { return 3.1 * 8.25 }, 1, "129–512"},
+		// Labels 10…19: the mean's loss is 8.25, predicting 0 costs 216.5;
+		// a model still near 0 (loss 100) is slow, one beyond 3·216.5 is not.
+		{"squared, labels far from 0, near the untrained loss", &loss.Squared{}, 4000, func(i int) float64 { return float64(10 + i%10) }, func(int) float64 { return 100 }, 1, ""},
+		{"squared, labels far from 0, 3.1 times the untrained loss", &loss.Squared{}, 4000, func(i int) float64 { return float64(10 + i%10) }, func(int) float64 { return 3.1 * 216.5 }, 1, "129–512"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
