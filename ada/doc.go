@@ -30,6 +30,14 @@
 //	escaped form: c = r^{−1/2}, φ = (λ + r)^{−1/2} − r^{−1/2},  r = ρ_{1:t} + ε,
 //	              c = 0,        φ = λ^{−1/2}                      (r = 0).
 //
+// # Units of the features
+//
+// At the papers' constants none of these learners is invariant to the
+// units of the features: η is a length in weight space and δ, ε are in the
+// units of the gradients. Prescaled (prescale.go) runs any of them on
+// x_j/max|x_j|, which makes the constants unit-free; the CLI's default
+// (--ada_scale auto).
+//
 // # Sparse form
 //
 // The sketch is package fd's (sparse.Sketch, the raw gradient ĝ = ℓ′·x,

@@ -21,6 +21,7 @@ type adaFlags struct {
 	mirrorDescent bool
 	delta         string
 	epsilon       float64
+	scale         string // --ada_scale: auto or paper
 }
 
 // adaFullFlag selects the dense ADA-FULL reference.
@@ -38,9 +39,9 @@ const adaDefaultTau = 20
 // news20 and w8a. The same j wins for every learner of a form: j = −2 for
 // the δ form (ADA-FD, ADA-FFD, both updates: means 85.35–86.43%), j = −1
 // for the escaped-mass form (FTSL, FTFSL, S-ADA, Fast S-ADA: 85.46–86.81%).
-// The δ form's η is not scale-free (δ has the units of ‖g‖); the
-// escaped form's step η·(ρI + SᵀS)^{−1/2}g is invariant to the scale of
-// the gradients.
+// That grid ran on x as it comes (--ada_scale paper); under the default
+// --ada_scale auto the features are in [−1, 1] (ada.Prescaled), which on
+// the 0/1 sets (splice, w8a) is the same data.
 func adaDefaultEta(name string, u ada.Update) float64 {
 	if n, ok := ada.Lookup(name); ok && n.Precond == ada.Escaped {
 		return 0.5
@@ -69,6 +70,7 @@ func addADAFlags(fs *pflag.FlagSet, a *adaFlags) {
 	fs.BoolVar(&a.dualAveraging, "dual_averaging", false, "--ada_fd, --ada_ffd, --ada_full, --adaptive alone (ADA-DIAG): the primal-dual update β = −η·H⁻¹·Σg (seed 000 Eq. 1)")
 	fs.BoolVar(&a.mirrorDescent, "mirror_descent", false, "--ada_fd, --ada_ffd, --ada_full, --adaptive alone: the composite mirror-descent update β −= η·H⁻¹g (seed 000 Eq. 2; the default)")
 	fs.StringVar(&a.delta, "delta", "auto", "δ of H = δI + …: for --ada_fd/--ada_ffd/--ada_full, auto is seed 000 §5.1's 10 (dual averaging) or 1 (mirror descent); for --adaptive alone (ADA-DIAG: β −= η(δI + diag(Σgg ᵀ)^{1/2})⁻¹g), auto is 0")
+	fs.StringVar(&a.scale, "ada_scale", "auto", "units of the features for the FD-adaptive learners (--ada_fd … --sada_fast, --ada_full) and --shampoo: auto learns on x_j/s_j, s_j the largest |x_j| seen so far (VW's --normalized scale), so that η and δ do not depend on the features' units; paper takes x as it comes (the papers' form, and models saved before this flag)")
 	fs.Float64Var(&a.epsilon, "epsilon", 0, "ε added to the escaped mass ρ of --ftsl, --ftfsl, --sada, --sada_fast: (ρ + ε)I + SᵀS (0: the pseudo-inverse while ρ = 0); with --shampoo, ε > 0 of both factors L and R (default 1)")
 }
 
@@ -114,6 +116,8 @@ func (c *config) validateADA() error {
 		return fmt.Errorf("--delta %q: want auto or a number ≥ 0", a.delta)
 	case !(a.epsilon >= 0) || math.IsInf(a.epsilon, 0):
 		return fmt.Errorf("--epsilon %v: must be ≥ 0 and finite", a.epsilon)
+	case a.scale != "auto" && a.scale != "paper":
+		return fmt.Errorf("--ada_scale %q: want auto or paper", a.scale)
 	case a.dualAveraging && a.mirrorDescent:
 		return errors.New("choose one update: --dual_averaging or --mirror_descent")
 	}
@@ -129,6 +133,8 @@ func (c *config) validateADA() error {
 			return errors.New("ADA-DIAG's dual averaging (--adaptive --dual_averaging) has no --l1, --l2 or NASA step")
 		case c.changed("epsilon") && !c.shampoo.on:
 			return errors.New("--epsilon applies to --ftsl, --ftfsl, --sada, --sada_fast and --shampoo")
+		case c.changed("ada_scale") && !c.shampoo.on:
+			return errors.New("--ada_scale applies to the FD-adaptive learners (--ada_fd, --ada_ffd, --ftsl, --ftfsl, --sada, --sada_fast, --ada_full) and --shampoo")
 		case c.changed("delta") && (!c.adaptive || c.normalized || c.sgd):
 			return errors.New("--delta applies to the FD-adaptive learners (--ada_fd, --ada_ffd, --ada_full) and to --adaptive alone (ADA-DIAG)")
 		}
@@ -217,6 +223,11 @@ var adaFamily = &family{
 		if name != adaFullFlag {
 			o["m"] = strconv.Itoa(tau)
 		}
+		if c.ada.scale != "paper" {
+			// A paper-form model is written as before the option existed
+			// (byte for byte); its absence means paper (shape.go).
+			o["ada_scale"] = c.ada.scale
+		}
 		return o
 	},
 	tunable: map[string]string{"learning_rate": "learning_rate"},
@@ -225,15 +236,18 @@ var adaFamily = &family{
 		if err != nil {
 			return nil, err
 		}
-		switch {
-		case o["ada"] == adaFullFlag && r == nil:
-			return ada.NewFull(cfg, l)
-		case o["ada"] == adaFullFlag:
-			return ada.LoadFull(r, cfg, l)
-		case r == nil:
-			return ada.New(cfg, l)
+		full := o["ada"] == adaFullFlag
+		if o["ada_scale"] != "auto" {
+			return adaBuild(cfg, full, l, r)
 		}
-		return ada.Load(r, cfg, l)
+		if r == nil {
+			in, err := adaBuild(cfg, full, l, nil)
+			if err != nil {
+				return nil, err
+			}
+			return ada.NewPrescaled(in, cfg.Bits), nil
+		}
+		return ada.LoadPrescaled(r, cfg.Bits, func(r *model.Reader) (sparse.Learner, error) { return adaBuild(cfg, full, l, r) })
 	},
 	memory: func(o model.Options) (float64, float64, error) {
 		cfg, err := adaConfig(o)
@@ -261,8 +275,29 @@ var adaFamily = &family{
 		} else {
 			line += ", ε = " + o["epsilon"]
 		}
-		return []string{line}
+		return []string{line + scaleNote(o)}
 	},
+}
+
+// scaleNote says in the run header which features the learner sees.
+func scaleNote(o model.Options) string {
+	if o["ada_scale"] == "auto" {
+		return ", on x_j/max|x_j| (--ada_scale auto)"
+	}
+	return ", on x as given (--ada_scale paper)"
+}
+
+// adaBuild makes (r nil) or loads the learner of cfg.
+func adaBuild(cfg ada.Config, full bool, l loss.Loss, r *model.Reader) (sparse.Learner, error) {
+	switch {
+	case full && r == nil:
+		return ada.NewFull(cfg, l)
+	case full:
+		return ada.LoadFull(r, cfg, l)
+	case r == nil:
+		return ada.New(cfg, l)
+	}
+	return ada.Load(r, cfg, l)
 }
 
 // adaConfig decodes an FD-adaptive model's options.

@@ -110,3 +110,58 @@ func TestADAExtremeScales(t *testing.T) {
 		}
 	}
 }
+
+// TestADAScaleModels: --ada_scale auto (the default) is saved with the
+// model and applies when it is loaded; a model without the option — any
+// FD-adaptive model written before it existed, and every --ada_scale
+// paper model, which is written byte for byte as those were — loads as
+// the paper form and predicts as it did; a command line contradicting
+// the model's form is refused.
+func TestADAScaleModels(t *testing.T) {
+	dir := t.TempDir()
+	// splice's features are 0/1, where both forms agree: ×255.
+	train := write(t, filepath.Join(dir, "train.vw"), scaleVW(plain(t, "splice.train.vw.gz"), 255))
+	test := write(t, filepath.Join(dir, "test.vw"), scaleVW(plain(t, "splice.test.vw.gz"), 255))
+	for _, learner := range [][]string{{"--ada_fd"}, {"--ftsl"}, {"--ada_full", "-b", "8"}} {
+		t.Run(learner[0], func(t *testing.T) {
+			auto, paper := filepath.Join(dir, "auto"), filepath.Join(dir, "paper")
+			stderr := mustRun(t, nil, append([]string{"--loss_function", "logistic", "-f", auto, train}, learner...)...)
+			if !strings.Contains(stderr, "(--ada_scale auto)") {
+				t.Fatalf("header does not name the scale:\n%s", stderr)
+			}
+			stderr = mustRun(t, nil, append([]string{"--loss_function", "logistic", "-f", paper, "--ada_scale", "paper", train}, learner...)...)
+			if !strings.Contains(stderr, "(--ada_scale paper)") {
+				t.Fatalf("header does not name the scale:\n%s", stderr)
+			}
+			if strings.Contains(read(t, paper), "ada_scale") {
+				t.Fatal("a paper-form model names ada_scale: it would not be what older builds wrote")
+			}
+			if !strings.Contains(read(t, auto), "ada_scale=auto") {
+				t.Fatal("an auto model does not say so")
+			}
+			predict := func(m string, extra ...string) string {
+				p := filepath.Join(dir, "p")
+				mustRun(t, nil, append([]string{"--quiet", "-t", "-i", m, "-p", p, test}, extra...)...)
+				return read(t, p)
+			}
+			pa, pp := predict(auto), predict(paper)
+			if pa == pp {
+				t.Fatal("auto and paper predict the same: the option was not applied")
+			}
+			// Loading states the form explicitly or not at all.
+			if predict(paper, "--ada_scale", "paper") != pp || predict(auto, "--ada_scale", "auto") != pa {
+				t.Fatal("an explicit --ada_scale matching the model changed its predictions")
+			}
+			_, stderr, code := sparseson(t, nil, "--quiet", "-t", "-i", paper, "--ada_scale", "auto", test)
+			if code == 0 || !strings.Contains(stderr, "ada_scale") {
+				t.Fatalf("--ada_scale auto on a paper model: exit %d, %q", code, stderr)
+			}
+			// Resuming keeps the form (and the auto model its scales).
+			mustRun(t, nil, "--quiet", "-i", auto, "-f", auto, train)
+			mustRun(t, nil, "--quiet", "-i", paper, "-f", paper, train)
+			if strings.Contains(read(t, paper), "ada_scale") || !strings.Contains(read(t, auto), "ada_scale=auto") {
+				t.Fatal("resuming changed the form")
+			}
+		})
+	}
+}

@@ -76,6 +76,7 @@ func (d *driver) serve() error {
 	add, factor, _ := c.progressSchedule()
 	d.rep = newReporter(d.stderr, c.quiet, add, factor, false)
 	d.rep.multiclass, d.rep.logLossOn = d.classes > 0, d.probs != nil
+	d.watchDivergence()
 	if !c.quiet {
 		mode := "learning from labeled lines"
 		if c.testOnly {

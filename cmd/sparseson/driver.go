@@ -106,6 +106,7 @@ func (d *driver) run() (err error) {
 	add, factor, _ := c.progressSchedule()
 	d.rep = newReporter(d.stderr, c.quiet, add, factor, holdoutOn)
 	d.rep.multiclass, d.rep.logLossOn = d.classes > 0, d.probs != nil
+	d.watchDivergence()
 	if c.predictions != "" {
 		if d.preds, err = newPredWriter(c.predictions); err != nil {
 			src.Close()

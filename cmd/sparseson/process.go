@@ -30,9 +30,15 @@ func (d *driver) process(ex *sparse.Example, holdout bool, names []hashing.Audit
 	} else {
 		out = d.out.Predict(ex)
 	}
-	st := exampleStats{holdout: holdout, labeled: ex.HasLabel, weight: ex.Weight, label: ex.Label, pred: out, nfeat: len(ex.Idx), prob: -1}
+	st := exampleStats{holdout: holdout, labeled: ex.HasLabel, train: train, weight: ex.Weight, label: ex.Label, pred: out, nfeat: len(ex.Idx), prob: -1}
 	if ex.HasLabel {
 		st.loss = d.out.Loss(ex, out) * ex.Weight
+		st.watchLoss = st.loss
+		if d.binary && train {
+			// --binary counts the 0/1 loss; the warning compares the loss
+			// function's value with the best constant's.
+			st.watchLoss = d.loss.Value(d.loss.Clamp(d.out.Raw()), ex.Label) * ex.Weight
+		}
 	}
 	if d.probs != nil {
 		d.mc.Probabilities(d.probs)

@@ -40,14 +40,18 @@ type reporter struct {
 	// −log p_y is summed as well (VW reports it in the summary only).
 	multiclass, logLossOn bool
 	logLoss, hoLogLoss    float64
+	// watch is the divergence warning (diverge.go); nil: none.
+	watch *divergence
 }
 
 // exampleStats is what the reporter counts of one example. loss and
 // logLoss are already weighted; prob is the predicted class's probability
-// (negative when there is none).
+// (negative when there is none). A trained example (train) is watched for
+// divergence with watchLoss, its weighted loss under the loss function
+// (loss itself, except under --binary, where loss is the 0/1 loss).
 type exampleStats struct {
-	holdout, labeled          bool
-	loss, logLoss             float64
+	holdout, labeled, train   bool
+	loss, logLoss, watchLoss  float64
 	weight, label, pred, prob float64
 	nfeat                     int
 }
@@ -90,6 +94,9 @@ func (r *reporter) example(e *exampleStats) {
 			}
 		} else {
 			r.weightedUnlabeled += e.weight
+		}
+		if e.train && r.watch != nil {
+			r.watch.add(r.w, e.watchLoss, e.weight, e.label)
 		}
 		r.sumLoss += e.loss
 		r.sumLossSinceDump += e.loss
@@ -161,8 +168,12 @@ func (r *reporter) endPass() (improved, measured bool) {
 	return false, true
 }
 
-// summary prints VW's end-of-run block.
+// summary prints VW's end-of-run block. The divergence warning is judged
+// first: it is printed, once, with --quiet too (it is not progress).
 func (r *reporter) summary(l loss.Loss, passes int, skipped int64) {
+	if r.watch != nil {
+		r.watch.finish(r.w)
+	}
 	if r.quiet {
 		if skipped > 0 {
 			fmt.Fprintf(r.w, "sparseson: %d malformed lines skipped\n", skipped)
@@ -207,5 +218,8 @@ func (r *reporter) summary(l loss.Loss, passes int, skipped int64) {
 	fmt.Fprintf(w, "total feature number = %d\n", r.totalFeatures)
 	if skipped > 0 {
 		fmt.Fprintf(w, "malformed lines skipped = %d\n", skipped)
+	}
+	if r.watch != nil && r.watch.fired {
+		fmt.Fprintf(w, "warning: %s\n", r.watch.message())
 	}
 }

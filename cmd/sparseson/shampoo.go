@@ -82,11 +82,15 @@ var shampooFamily = &family{
 		if c.changed("epsilon") {
 			eps = c.ada.epsilon
 		}
-		return model.Options{
+		o := model.Options{
 			"classes": strconv.Itoa(c.softmax), "loss": "logistic",
 			"learning_rate": fmtFloat(eta), "m": strconv.Itoa(tau), "epsilon": fmtFloat(eps),
 			"shampoo_exact_left": fmtBool(c.shampoo.exactLeft),
 		}
+		if c.ada.scale != "paper" {
+			o["ada_scale"] = c.ada.scale // absent: paper (shape.go)
+		}
+		return o
 	},
 	// η only scales W = −η·P·Ḡ, so a resumed run may change it.
 	tunable: map[string]string{"learning_rate": "learning_rate"},
@@ -96,10 +100,19 @@ var shampooFamily = &family{
 		if err != nil {
 			return nil, err
 		}
-		if r == nil {
+		switch {
+		case o["ada_scale"] != "auto" && r == nil:
 			return ada.NewShampoo(cfg)
+		case o["ada_scale"] != "auto":
+			return ada.LoadShampoo(r, cfg)
+		case r == nil:
+			m, err := ada.NewShampoo(cfg)
+			if err != nil {
+				return nil, err
+			}
+			return ada.NewPrescaledMulticlass(m, cfg.Bits), nil
 		}
-		return ada.LoadShampoo(r, cfg)
+		return ada.LoadPrescaledMulticlass(r, cfg.Bits, func(r *model.Reader) (*ada.Shampoo, error) { return ada.LoadShampoo(r, cfg) })
 	},
 	memory: func(o model.Options) (float64, float64, error) {
 		cfg, err := shampooConfig(o)
@@ -126,7 +139,7 @@ var shampooFamily = &family{
 		}
 		return []string{
 			"learner = FTSL-Shampoo, softmax (multinomial logistic), " + o["classes"] + " classes",
-			"sketch size τ = " + o["m"] + ", left factor " + left + ", ε = " + o["epsilon"] + ", η = " + o["learning_rate"],
+			"sketch size τ = " + o["m"] + ", left factor " + left + ", ε = " + o["epsilon"] + ", η = " + o["learning_rate"] + scaleNote(o),
 		}
 	},
 }

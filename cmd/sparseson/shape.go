@@ -114,6 +114,8 @@ var modelOptions = []modelOption{
 	{key: "update", flags: []string{"dual_averaging", "mirror_descent"}, old: true, def: "mirror"},
 	{key: "delta", flags: []string{"delta"}, old: true, def: "0"},
 	{key: "epsilon", flags: []string{"epsilon"}},
+	// Models before --ada_scale learned on x as given.
+	{key: "ada_scale", flags: []string{"ada_scale"}, old: true, def: "paper"},
 }
 
 func lossIs(name string) func(model.Options) bool {
