@@ -74,6 +74,9 @@ type GD struct {
 	// rejected counts the updates refused as numerically out of range
 	// (gradInRange).
 	rejected int
+	// adaNorm selects learnAdaNorm (fast.go), the default learner's
+	// update without the per-feature tests of the general loop.
+	adaNorm bool
 }
 
 // New returns an untrained learner.
@@ -103,7 +106,9 @@ func New(cfg Config, l loss.Loss) (*GD, error) {
 	if cfg.Step != StepSchedule {
 		st = rowStride(cfg)
 	}
-	return &GD{cfg: cfg, loss: l, tab: sparse.NewTable(cfg.Bits, st), scale: 1, t: cfg.InitialT, stride: st, ns: newScalarState()}, nil
+	g := &GD{cfg: cfg, loss: l, tab: sparse.NewTable(cfg.Bits, st), scale: 1, t: cfg.InitialT, stride: st, ns: newScalarState()}
+	g.adaNorm = cfg.Step == StepSchedule && cfg.Adaptive && cfg.Normalized && cfg.PowerT == 0.5 && cfg.L1 == 0 && !cfg.Dual
+	return g, nil
 }
 
 // RowFloats is the number of float64s the learner keeps per feature seen
@@ -144,6 +149,9 @@ func (g *GD) Learn(ex *sparse.Example) float64 {
 	diag := g.cfg.Step == StepNASA && g.cfg.Adaptive
 	if g.cfg.Step != StepSchedule && !diag {
 		return g.learnScalar(ex)
+	}
+	if g.adaNorm && g.gravity == 0 {
+		return g.learnAdaNorm(ex)
 	}
 	n := len(ex.Idx)
 	st := g.stride

@@ -165,6 +165,26 @@ func (b *Builder) Feature(name []byte, value float64) {
 	b.add(h, value)
 }
 
+// FeatureWord is Feature for a name of at most 8 bytes whose bytes are
+// also the low len(name) bytes of the little-endian word w: the parser
+// loads that word to find the name's end, and the name is hashed from it
+// (murmurWord). Names that are empty or could be all digits (VW hashes
+// those as numbers) take Feature's path.
+func (b *Builder) FeatureWord(name []byte, w uint64, value float64) {
+	if len(name) == 0 || len(name) > 8 || (!b.hashAll && name[0]-'0' <= 9) {
+		b.Feature(name, value)
+		return
+	}
+	if b.nsDrop {
+		return
+	}
+	h := murmurWord(w, len(name), b.nsHash)
+	if b.aud != nil && value*b.nsScale != 0 && len(b.h) < b.maxFeat {
+		b.aud.feature(name)
+	}
+	b.add(h, value)
+}
+
 // FeatureHash adds a feature whose (unmasked) hash is already known to the
 // current namespace; value is scaled like Feature's.
 func (b *Builder) FeatureHash(h uint32, value float64) {

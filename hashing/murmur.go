@@ -143,3 +143,38 @@ func murmurName(data []byte, seed uint32) uint32 {
 	}
 	return fmix32(h ^ uint32(n))
 }
+
+// murmurWord is murmurName of a name of n ≤ 8 bytes held in the low n
+// bytes of the little-endian word w (the bytes above are ignored). The
+// parser has already loaded that word to find where the name ends;
+// hashing it from the register saves reloading the bytes and the loop.
+func murmurWord(w uint64, n int, seed uint32) uint32 {
+	h := seed
+	k := uint32(w)
+	t := n
+	if n >= 4 {
+		k *= murmurC1
+		k = bits.RotateLeft32(k, 15)
+		k *= murmurC2
+		h ^= k
+		h = bits.RotateLeft32(h, 13)
+		h = h*5 + 0xe6546b64
+		k = uint32(w >> 32)
+		t = n - 4
+	}
+	if t == 4 {
+		k *= murmurC1
+		k = bits.RotateLeft32(k, 15)
+		k *= murmurC2
+		h ^= k
+		h = bits.RotateLeft32(h, 13)
+		h = h*5 + 0xe6546b64
+	} else if t > 0 {
+		k &= tailMask[t]
+		k *= murmurC1
+		k = bits.RotateLeft32(k, 15)
+		k *= murmurC2
+		h ^= k
+	}
+	return fmix32(h ^ uint32(n))
+}

@@ -1,8 +1,10 @@
 package parser
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 
 	"github.com/sparseson/sparseson/hashing"
 	"github.com/sparseson/sparseson/sparse"
@@ -106,25 +108,50 @@ func ParseVWLine(line []byte, b *hashing.Builder, ex *sparse.Example) error {
 				i++
 				break
 			}
+			// Most names are shorter than 8 bytes: the word loaded to
+			// find the end is then hashed as it is (FeatureWord).
 			start := i
-			i = wordEnd(line, i)
-			if i < len(line) && line[i] == ':' {
-				name := line[start:i]
-				i++
-				vs := i
-				for i < len(line) && byteClass[line[i]] != clsSpace && line[i] != '|' {
-					i++
+			var w uint64
+			short := false
+			if i+8 <= len(line) {
+				w = binary.LittleEndian.Uint64(line[i:])
+				if m := delimMask(w); m != 0 {
+					i += bits.TrailingZeros64(m) >> 3
+					short = true
+				} else {
+					i = wordEnd(line, i+8)
 				}
-				v, st := parseNumber(line[vs:i])
-				if st != numOK {
-					return fmt.Errorf("bad value %q for feature %q%s", show(line[vs:i]), show(name), why(st))
-				}
-				if v != 0 {
-					b.Feature(name, v)
-				}
-				continue
+			} else {
+				i = wordEnd(line, i)
 			}
-			b.Feature(line[start:i], 1)
+			name := line[start:i]
+			v := 1.0
+			if i < len(line) && line[i] == ':' {
+				i++
+				if i+1 < len(line) && line[i]-'1' < 9 && byteClass[line[i+1]] == clsSpace {
+					// A count of one digit, news20's usual value.
+					v = float64(line[i] - '0')
+					i++
+				} else {
+					vs := i
+					for i < len(line) && byteClass[line[i]] != clsSpace && line[i] != '|' {
+						i++
+					}
+					var st numStatus
+					v, st = parseNumber(line[vs:i])
+					if st != numOK {
+						return fmt.Errorf("bad value %q for feature %q%s", show(line[vs:i]), show(name), why(st))
+					}
+					if v == 0 {
+						continue
+					}
+				}
+			}
+			if short {
+				b.FeatureWord(name, w, v)
+			} else {
+				b.Feature(name, v)
+			}
 		}
 	}
 }

@@ -127,6 +127,30 @@ func (t *Table) Row(slot uint32) int {
 	return t.add(slot)
 }
 
+// Offsets appends to dst the offset in Rows of each slot's row (row ·
+// Stride), adding rows for new slots, and returns it. A learner's
+// per-example loop calls it once instead of Row per feature: the choice
+// of index is made once per example, not once per feature.
+func (t *Table) Offsets(dst []int, slots []uint32) []int {
+	st := t.Stride
+	if idx := t.index; idx != nil {
+		m := t.mask
+		for _, slot := range slots {
+			slot &= m
+			r := int(idx[slot]) - 1
+			if r < 0 {
+				r = t.add(slot) // the dense index stays: only Rows grows
+			}
+			dst = append(dst, r*st)
+		}
+		return dst
+	}
+	for _, slot := range slots {
+		dst = append(dst, t.Row(slot)*st)
+	}
+	return dst
+}
+
 func (t *Table) add(slot uint32) int {
 	r := len(t.Keys)
 	t.Keys = append(t.Keys, slot)
