@@ -55,12 +55,20 @@ func eigSym(n int, a, lam, u, work []float64) bool {
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// dot and axpy are gonum's vector kernels (vectorised: at the lengths of
-// m = 20…50 twice as fast as the plain loops, and no slower at m = 10).
+// dot is gonum's vector kernel (vectorised: at the lengths of m = 20…50
+// twice as fast as the plain loop, and no slower at m = 10).
 func dot(a, b []float64) float64 { return floats.Dot(a, b[:len(a)]) }
 
-// axpy sets y += a·x.
-func axpy(a float64, x, y []float64) { floats.AddScaled(y[:len(x)], a, x) }
+// axpy sets y += a·x by the plain loop: the products and sums, element by
+// element, of gonum's floats.AddScaled (the same bits; no FMA at GOAMD64
+// v1, which is the build's), without its call and dispatch, which cost
+// more than the loop at the lengths of the shrink's rows (p ≤ 2m).
+func axpy(a float64, x, y []float64) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] += a * v
+	}
+}
 
 // frob returns the Frobenius norm of the leading r×c block of a (stride
 // ld), scaled so that it neither overflows nor underflows prematurely.
@@ -131,7 +139,7 @@ func minNormRows(M []float64, k, n, ld int, f, delta, tau, y []float64) bool {
 		tau[j] = 1 / vv
 		for c := j + 1; c < k; c++ {
 			w := M[c*ld+j : c*ld+n]
-			floats.AddScaled(w, -floats.Dot(w, v)*tau[j], v)
+			axpy(-floats.Dot(w, v)*tau[j], v, w)
 		}
 		y[j] = alpha // L_jj (M's diagonal now holds v_0)
 		lmax = max(lmax, math.Abs(alpha))
@@ -155,7 +163,7 @@ func minNormRows(M []float64, k, n, ld int, f, delta, tau, y []float64) bool {
 	for j := k - 1; j >= 0; j-- {
 		v := M[j*ld+j : j*ld+n]
 		d := delta[j:n]
-		floats.AddScaled(d, -floats.Dot(v, d)*tau[j], v)
+		axpy(-floats.Dot(v, d)*tau[j], v, d)
 	}
 	for _, v := range delta[:n] {
 		if !isFinite(v) {
