@@ -70,6 +70,16 @@ func axpy(a float64, x, y []float64) {
 	}
 }
 
+// axpy2 sets y += a·x, then y += b·u, element by element: the bits of
+// axpy(a, x, y) followed by axpy(b, u, y) in one pass over y.
+func axpy2(a float64, x []float64, b float64, u, y []float64) {
+	y = y[:len(x)]
+	u = u[:len(x)]
+	for i, v := range x {
+		y[i] = (y[i] + a*v) + b*u[i]
+	}
+}
+
 // frob returns the Frobenius norm of the leading r×c block of a (stride
 // ld), scaled so that it neither overflows nor underflows prematurely.
 func frob(a []float64, r, c, ld int) float64 {
