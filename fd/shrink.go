@@ -303,13 +303,12 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int) (kab flo
 		d[j] *= dd[j]
 	}
 	// K′_ij = K_ij + (cδ_i)z_j + (cz_i + κδ_i)δ_j on and above the
-	// diagonal, two vector updates per row; the lower triangle mirrors it,
-	// so that K stays exactly symmetric.
+	// diagonal, two vector updates per row in one pass (axpy2); the lower
+	// triangle mirrors it, so that K stays exactly symmetric.
 	for i := 0; i < p; i++ {
 		row := s.k2[i*pm+i : i*pm+p]
 		copy(row, s.K[i*pm+i:i*pm+p])
-		axpy(c*d[i], z[i:p], row)
-		axpy(c*z[i]+kap*d[i], d[i:p], row)
+		axpy2(c*d[i], z[i:p], c*z[i]+kap*d[i], d[i:p], row)
 		for j := i + 1; j < p; j++ {
 			s.k2[j*pm+i] = row[j-i]
 		}
