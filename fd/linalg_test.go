@@ -248,7 +248,7 @@ func TestAxpyBits(t *testing.T) {
 		}
 		return true
 	}
-	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 21, 41} {
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 21, 41} {
 		for trial := 0; trial < 50; trial++ {
 			x, u, y := draw(n), draw(n), draw(n)
 			a, b := draw(1)[0:1], draw(1)[0:1]
