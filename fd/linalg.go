@@ -55,12 +55,33 @@ func eigSym(n int, a, lam, u, work []float64) bool {
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// dot and axpy are gonum's vector kernels (vectorised: at the lengths of
-// m = 20…50 twice as fast as the plain loops, and no slower at m = 10).
+// dot is gonum's vector kernel (vectorised: at the lengths of m = 20…50
+// twice as fast as the plain loop, and no slower at m = 10).
 func dot(a, b []float64) float64 { return floats.Dot(a, b[:len(a)]) }
 
-// axpy sets y += a·x.
-func axpy(a float64, x, y []float64) { floats.AddScaled(y[:len(x)], a, x) }
+// axpy sets y += a·x by the plain loop: the products and sums, element by
+// element, of gonum's floats.AddScaled (the same bits; no FMA at GOAMD64
+// v1, which is the build's; TestAxpyBits), without its call and dispatch,
+// which cost more than the loop on the shrink's short rows. minNormRows
+// keeps the kernel, whose unrolled loop wins on its longer reflectors:
+// the plain loop there took news20's 3 cached passes at m = 20 from
+// 11.90e9 to 12.06e9 instructions.
+func axpy(a float64, x, y []float64) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] += a * v
+	}
+}
+
+// axpy2 sets y += a·x, then y += b·u, element by element: the bits of
+// axpy(a, x, y) followed by axpy(b, u, y) in one pass over y.
+func axpy2(a float64, x []float64, b float64, u, y []float64) {
+	y = y[:len(x)]
+	u = u[:len(x)]
+	for i, v := range x {
+		y[i] = (y[i] + a*v) + b*u[i]
+	}
+}
 
 // frob returns the Frobenius norm of the leading r×c block of a (stride
 // ld), scaled so that it neither overflows nor underflows prematurely.
