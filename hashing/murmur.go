@@ -18,12 +18,7 @@ func Murmur3(data []byte, seed uint32) uint32 {
 	for len(p) >= 4 {
 		k := binary.LittleEndian.Uint32(p)
 		p = p[4:]
-		k *= murmurC1
-		k = bits.RotateLeft32(k, 15)
-		k *= murmurC2
-		h ^= k
-		h = bits.RotateLeft32(h, 13)
-		h = h*5 + 0xe6546b64
+		h = mixBlock(h, k)
 	}
 	var k uint32
 	switch len(p) {
@@ -35,10 +30,7 @@ func Murmur3(data []byte, seed uint32) uint32 {
 		k = uint32(p[0])
 	}
 	if len(p) > 0 {
-		k *= murmurC1
-		k = bits.RotateLeft32(k, 15)
-		k *= murmurC2
-		h ^= k
+		h ^= scramble(k)
 	}
 	return fmix32(h ^ uint32(n))
 }
@@ -51,12 +43,7 @@ func Murmur3String(s string, seed uint32) uint32 {
 	i := 0
 	for ; i+4 <= n; i += 4 {
 		k := uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
-		k *= murmurC1
-		k = bits.RotateLeft32(k, 15)
-		k *= murmurC2
-		h ^= k
-		h = bits.RotateLeft32(h, 13)
-		h = h*5 + 0xe6546b64
+		h = mixBlock(h, k)
 	}
 	var k uint32
 	switch n - i {
@@ -68,10 +55,7 @@ func Murmur3String(s string, seed uint32) uint32 {
 		k = uint32(s[i])
 	}
 	if n-i > 0 {
-		k *= murmurC1
-		k = bits.RotateLeft32(k, 15)
-		k *= murmurC2
-		h ^= k
+		h ^= scramble(k)
 	}
 	return fmix32(h ^ uint32(n))
 }
@@ -120,12 +104,7 @@ func murmurName(data []byte, seed uint32) uint32 {
 	for len(p) >= 4 {
 		k := binary.LittleEndian.Uint32(p)
 		p = p[4:]
-		k *= murmurC1
-		k = bits.RotateLeft32(k, 15)
-		k *= murmurC2
-		h ^= k
-		h = bits.RotateLeft32(h, 13)
-		h = h*5 + 0xe6546b64
+		h = mixBlock(h, k)
 	}
 	if len(p) > 0 {
 		var k uint32
@@ -136,10 +115,7 @@ func murmurName(data []byte, seed uint32) uint32 {
 				k = k<<8 | uint32(p[i])
 			}
 		}
-		k *= murmurC1
-		k = bits.RotateLeft32(k, 15)
-		k *= murmurC2
-		h ^= k
+		h ^= scramble(k)
 	}
 	return fmix32(h ^ uint32(n))
 }
@@ -153,28 +129,30 @@ func murmurWord(w uint64, n int, seed uint32) uint32 {
 	k := uint32(w)
 	t := n
 	if n >= 4 {
-		k *= murmurC1
-		k = bits.RotateLeft32(k, 15)
-		k *= murmurC2
-		h ^= k
-		h = bits.RotateLeft32(h, 13)
-		h = h*5 + 0xe6546b64
+		h = mixBlock(h, k)
 		k = uint32(w >> 32)
 		t = n - 4
 	}
 	if t == 4 {
-		k *= murmurC1
-		k = bits.RotateLeft32(k, 15)
-		k *= murmurC2
-		h ^= k
-		h = bits.RotateLeft32(h, 13)
-		h = h*5 + 0xe6546b64
+		h = mixBlock(h, k)
 	} else if t > 0 {
 		k &= tailMask[t]
-		k *= murmurC1
-		k = bits.RotateLeft32(k, 15)
-		k *= murmurC2
-		h ^= k
+		h ^= scramble(k)
 	}
 	return fmix32(h ^ uint32(n))
+}
+
+// scramble is MurmurHash3's mixing of one 32-bit block before it enters
+// the state.
+func scramble(k uint32) uint32 {
+	k *= murmurC1
+	k = bits.RotateLeft32(k, 15)
+	return k * murmurC2
+}
+
+// mixBlock folds one full 32-bit block into the state h.
+func mixBlock(h, k uint32) uint32 {
+	h ^= scramble(k)
+	h = bits.RotateLeft32(h, 13)
+	return h*5 + 0xe6546b64
 }
