@@ -181,6 +181,35 @@ func TestREADMECommands(t *testing.T) {
 	if ran == 0 {
 		t.Error("no README command ran")
 	}
+	checkIgnored(t, dir)
+}
+
+// checkIgnored: every file the README's commands left in the working
+// directory is one .gitignore covers, so that a user who runs them in a
+// clone keeps it clean (issue 24: splice.model was left untracked).
+func checkIgnored(t *testing.T, dir string) {
+	t.Helper()
+	if err := exec.Command("git", "-C", root, "rev-parse", "--is-inside-work-tree").Run(); err != nil {
+		t.Logf("not a git work tree (or no git), .gitignore not checked: %v", err)
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := 0
+	for _, e := range entries {
+		if e.Type()&os.ModeSymlink != 0 {
+			continue // a link to the checkout, made by workDir
+		}
+		written++
+		if err := exec.Command("git", "-C", root, "check-ignore", "-q", "--no-index", e.Name()).Run(); err != nil {
+			t.Errorf("the README's commands write %s into the repository root, and .gitignore does not cover it", e.Name())
+		}
+	}
+	if written == 0 {
+		t.Error("the README's commands wrote nothing into the working directory; the check above cannot have looked at anything")
+	}
 }
 
 func tail(b []byte) string {
