@@ -1,5 +1,7 @@
 // Package accuracy is the accuracy suite of go run ./bench; it builds the
-// accuracy table of issue 4 / seed 002 Table 2: one pass over each shared
+// accuracy table of issue 4 in the manner of Table 2 of Luo Luo, Cheng
+// Chen, Zhihua Zhang, Wu-Jun Li, Tong Zhang, "Robust Frequent Directions
+// with Application in Online Learning", JMLR 20, 2019: one pass over each shared
 // binary training set, test accuracy of every learner with its defaults
 // (no flag beyond the sketch: what a user who tunes nothing gets) and of
 // AdaGrad, Oja-SON, FD-SON and RP-SON at their best α₀ (AdaGrad: learning

@@ -9,9 +9,14 @@
 // over the sets and the shortfall against default AdaGrad on news20 and
 // w8a — the table the default η was chosen from.
 //
-// -part regression: seed 000 §5.2's online regression (regression.go).
+// -part regression: the online regression of Yuanyu Wan, Lijun Zhang,
+// "Efficient Adaptive Online Learning via Frequent Directions", IEEE
+// TPAMI 2022, §5.2 (regression.go).
 //
-// -part sketchy: seed 003's comparison on a dense shared set (sketchy.go).
+// -part sketchy: the comparison of Sifan Yang, Yuanyu Wan, Peijia Li, Yibo
+// Wang, Xiao Zhang, Zhewei Wei, Lijun Zhang, "Dimension-Free Adaptive
+// Subgradient Methods with Frequent Directions", ICML 2025, §6, on a
+// dense shared set (sketchy.go).
 //
 // Results are written to -out as ada_accuracy.csv, ada_regression*.csv
 // (with the regret curves of the best runs, ada_regression_curves.csv)

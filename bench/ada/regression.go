@@ -17,7 +17,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Seed 000 §5.2, online regression: f_t(β) = |βᵀx_t − y_t| with
+// Wan & Zhang (TPAMI 2022), §5.2, online regression: f_t(β) = |βᵀx_t − y_t| with
 // y_t = β*ᵀx_t (noise-free, so the regret is the cumulative loss),
 // T = 10000, d = 500, β* = β̂/‖β̂‖ with β̂ ~ N(0, I), x_t ~ N(μ = 1, Σ),
 // λ_j(Σ) = 100·j^{−2}. The paper does not say which eigenvectors Σ has;
@@ -277,7 +277,7 @@ func regression(env *run.Env, bin string, T int, only string, adaFull bool) erro
 		if err := exec(full); err != nil {
 			return err
 		}
-		fmt.Printf("\nSeed 000 §5.2 footnote 1, mirror descent at η = %s, T = %d: cumulative loss of ADA-FULL %.6g; ADA-FD τ = %d: %.6g (%+.4f%%); ADA-FFD τ = %d: %.6g (%+.4f%%)\n",
+		fmt.Printf("\nWan & Zhang (TPAMI 2022), §5.2 footnote 1, mirror descent at η = %s, T = %d: cumulative loss of ADA-FULL %.6g; ADA-FD τ = %d: %.6g (%+.4f%%); ADA-FFD τ = %d: %.6g (%+.4f%%)\n",
 			e, T, full[0].loss, full[1].tau, full[1].loss, 100*(full[1].loss/full[0].loss-1), full[2].tau, full[2].loss, 100*(full[2].loss/full[0].loss-1))
 		runs = append(runs, full...)
 	}
@@ -308,7 +308,7 @@ func regression(env *run.Env, bin string, T int, only string, adaFull bool) erro
 	if err := env.Write(strings.TrimSuffix(name, ".csv")+"_curves.csv", []byte(curves.String())); err != nil {
 		return err
 	}
-	fmt.Printf("\nSeed 000 §5.2: online regression, absolute loss, T = %d, d = %d; cumulative loss (= regret) at the best η over {1e-4, …, 1} (FD-SON: best α), τ = 20, δ = 10 (dual averaging) / 1 (mirror descent)\n", T, regD)
+	fmt.Printf("\nWan & Zhang (TPAMI 2022), §5.2: online regression, absolute loss, T = %d, d = %d; cumulative loss (= regret) at the best η over {1e-4, …, 1} (FD-SON: best α), τ = 20, δ = 10 (dual averaging) / 1 (mirror descent)\n", T, regD)
 	fmt.Printf("%-10s | %-24s | %-24s\n", "learner", "mirror descent (CMD)", "dual averaging (PDS)")
 	for _, l := range []string{"ADA-FULL", "ADA-FD", "ADA-FFD", "ADA-DIAG", "FD-SON", "OGD"} {
 		fmt.Printf("%-10s", l)
@@ -343,7 +343,7 @@ func regression(env *run.Env, bin string, T int, only string, adaFull bool) erro
 			}
 			fmt.Println()
 		}
-		// The cost side of the same runs (seed 000 §5.2 plots regret and
+		// The cost side of the same runs (Wan & Zhang (TPAMI 2022), §5.2 plots regret and
 		// time against τ): CPU time per example, the median over the η
 		// grid's runs at each τ (the cost of a step does not depend on η).
 		fmt.Printf("\nMirror descent, τ = 20…80: CPU µs/example (start-up included), median over the η grid\n%-8s", "learner")

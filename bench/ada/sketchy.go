@@ -11,7 +11,7 @@ import (
 	"github.com/sparseson/sparseson/bench/internal/run"
 )
 
-// Seed 003's comparison of FTSL and FTFSL with S-ADA, Fast S-ADA and
+// Yang et al.'s (ICML 2025) comparison of FTSL and FTFSL with S-ADA, Fast S-ADA and
 // ADA-FD (its experiments on Gisette and Epsilon with a minibatch hinge
 // loss), on the dense shared sets we have: satellite_grey (d = 36) and
 // letter_am (d = 16). Online hinge loss one example at a time (sparseson
@@ -95,7 +95,7 @@ func sketchy(env *run.Env, bin string, jlo, jhi int) error {
 	var csv strings.Builder
 	fmt.Fprintln(&csv, "dataset,learner,log2eta,mistake_rate,hinge,test_accuracy")
 	for _, ds := range sketchySets {
-		fmt.Printf("\nSeed 003's comparison on %s (τ = %s): one pass, online hinge loss, best η = 2^j by progressive mistakes\n", ds.name, ds.tau)
+		fmt.Printf("\nYang et al.'s (ICML 2025) comparison on %s (τ = %s): one pass, online hinge loss, best η = 2^j by progressive mistakes\n", ds.name, ds.tau)
 		fmt.Printf("%-11s | %8s | %13s | %10s | %13s\n", "learner", "log2 η", "mistakes (%)", "avg hinge", "test acc (%)")
 		for _, l := range ls {
 			best, bj := res{mistakes: math.Inf(1)}, 0

@@ -18,7 +18,7 @@
 // and -set synthetic time the main learners at m = 10 reading text in one
 // pass, parsing included (text.go): news20.train concatenated -copies
 // times as VW text, and the synthetic suite's rotated and scaled sets
-// (seed 004 §5.1, κ = 100, T = 10000, d = 100 dense) concatenated
+// (Luo et al. (NIPS 2016), §5.1, κ = 100, T = 10000, d = 100 dense) concatenated
 // -synth_copies times as LIBSVM text, with MB/s of text. -set vw (and
 // -set text) times the rows of issue 27's comparison — the default
 // learner on the news20 text plain and gzip'd, Oja-SON m = 10, and

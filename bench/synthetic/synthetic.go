@@ -1,5 +1,7 @@
 // Package synthetic is the synthetic suite of go run ./bench; it
-// reproduces the ill-conditioned benchmark of seed 004 §5.1 (Fig. 1): T =
+// reproduces the ill-conditioned benchmark of Haipeng Luo, Alekh Agarwal,
+// Nicolò Cesa-Bianchi, John Langford, "Efficient Second Order Online
+// Learning by Sketching", NIPS 2016, §5.1 (Fig. 1): T =
 // 10000 examples in d = 100 dimensions, X = Z·Λ^{1/2}·Vᵀ with Gaussian Z,
 // a random orthonormal V and the spectrum Λ = (1, …, 1, then the last 10
 // rising linearly to κ); labels y = sign(Z·a) are the same for every κ (a
@@ -18,7 +20,7 @@
 // default configuration (no flags beyond the sketch) as it is.
 //
 // The table is also written to -out as synthetic_<family>.csv, from which
-// the figures suite draws seed 004's Fig. 1.
+// the figures suite draws Luo et al.'s (NIPS 2016) Fig. 1.
 //
 //	go run ./bench synthetic [-family rotated|scaled] [-kappas 10,50,...] [-learners a,b]
 package synthetic
@@ -67,9 +69,9 @@ var allLearners = []learner{
 func Main(env *run.Env, args []string) error {
 	fs := flag.NewFlagSet("synthetic", flag.ContinueOnError)
 	env.Register(fs)
-	T := fs.Int("T", 10000, "examples (seed 004: 10000)")
+	T := fs.Int("T", 10000, "examples (Luo et al. (NIPS 2016): 10000)")
 	kappaList := fs.String("kappas", "10,50,100,150,200", "condition numbers")
-	family := fs.String("family", "rotated", "rotated (seed 004 §5.1) or scaled (the same, each coordinate scaled by 10^U(−2,2))")
+	family := fs.String("family", "rotated", "rotated (Luo et al. (NIPS 2016), §5.1) or scaled (the same, each coordinate scaled by 10^U(−2,2))")
 	seed := fs.Uint64("seed", 1, "random seed of Z, V, a and the scales")
 	writeDir := fs.String("write", "", "only write the κ datasets (LIBSVM) into this directory")
 	only := fs.String("learners", "", "comma-separated learner names to run (default: all)")
