@@ -70,10 +70,7 @@ func table1(env *run.Env, bin string, shuffles int) error {
 		return []float64{c[n-1], c[table1Epochs*n-1]}, nil
 	}
 	// Tune on the file's own order: learners × the grid's indexes.
-	gridIdx := make([]int, len(grid))
-	for i := range gridIdx {
-		gridIdx[i] = i
-	}
+	gridIdx := indexes(len(grid))
 	tuned, err := run.Grid{
 		Learners: len(learners), Sets: 1,
 		Js: func(int) []int { return gridIdx },
