@@ -89,8 +89,8 @@ func Main(env *run.Env, args []string) error {
 		name string
 		fn   func(*run.Env) error
 	}{
-		{"seed004_fig1", seed004}, {"seed002_spectral", seed002}, {"seed000", seed000},
-		{"seed001_fig1", seed001}, {"seed003", seed003}, {"speed", speedFigures},
+		{"seed004_fig1", luoNIPSFig1}, {"seed002_spectral", luoJMLRSpectral}, {"seed000", wanZhangRegression},
+		{"seed001_fig1", ouyangGrayFig1}, {"seed003", yangComparison}, {"speed", speedFigures},
 	} {
 		if err := d.fn(env); err != nil {
 			return fmt.Errorf("figure %s: %w", d.name, err)
@@ -138,7 +138,7 @@ func makeData(env *run.Env) error {
 	return nil
 }
 
-func seed004(env *run.Env) error {
+func luoNIPSFig1(env *run.Env) error {
 	rows, err := readCSV(env.OutPath("synthetic_rotated.csv"))
 	if err != nil {
 		return err
@@ -153,7 +153,7 @@ func seed004(env *run.Env) error {
 		}, "AdaGrad (best -l)", "Oja-SON m = 0", "Oja-SON m = 5", "Oja-SON m = 10"))
 }
 
-func seed002(env *run.Env) error {
+func luoJMLRSpectral(env *run.Env) error {
 	rows, err := readCSV(env.OutPath("spectral.csv"))
 	if err != nil {
 		return err
@@ -167,7 +167,7 @@ func seed002(env *run.Env) error {
 	return draw(env, "seed002_spectral", axes{title: "Luo et al. (JMLR 2019): relative spectral error of the covariance sketch", x: "sketch size m", y: "‖AᵀA − BᵀB (− αI)‖₂ / ‖A‖²_F", logX: true, logY: true}, ss)
 }
 
-func seed000(env *run.Env) error {
+func wanZhangRegression(env *run.Env) error {
 	curves, err := readCSV(env.OutPath("ada_regression_main_tau_curves.csv"))
 	if err != nil {
 		return err
@@ -212,13 +212,13 @@ func seed000(env *run.Env) error {
 	if err := draw(env, "seed000_tau", axes{title: "Wan & Zhang (TPAMI 2022), §5.2: regret at the best η vs sketch size", x: "sketch size τ", y: "regret (cumulative |loss|)"}, ss); err != nil {
 		return err
 	}
-	return seed000Time(env, rows)
+	return wanZhangTime(env, rows)
 }
 
-// seed000Time draws the time side of Wan & Zhang (TPAMI 2022), §5.2's τ comparison: CPU
+// wanZhangTime draws the time side of Wan & Zhang (TPAMI 2022), §5.2's τ comparison: CPU
 // µs per example against τ, the median over the η grid's runs at each τ
 // (a step's cost does not depend on η), ADA-DIAG as the τ-free line.
-func seed000Time(env *run.Env, rows []map[string]string) error {
+func wanZhangTime(env *run.Env, rows []map[string]string) error {
 	cpu := map[[2]string][]float64{}
 	for _, r := range rows {
 		if r["update"] != "M" || r["group"] == "full" || r["cpu_ns_per_example"] == "" {
@@ -257,7 +257,7 @@ func seed000Time(env *run.Env, rows []map[string]string) error {
 	return draw(env, "seed000_tau_time", axes{title: "Wan & Zhang (TPAMI 2022), §5.2: time per example vs sketch size", x: "sketch size τ", y: "CPU µs/example (median over η)", logY: true}, ss)
 }
 
-func seed001(env *run.Env) error {
+func ouyangGrayFig1(env *run.Env) error {
 	var ss []series
 	for _, part := range []string{"convex", "strong"} {
 		rows, err := readCSV(env.OutPath("nasa_ridge_var_paper_" + part + ".csv"))
@@ -271,7 +271,7 @@ func seed001(env *run.Env) error {
 	return draw(env, "seed001_fig1", axes{title: "Ouyang & Gray (KDD 2012), Fig. 1: ridge regression, coefficients double at t = 2000", x: "round t", y: "cumulative squared loss", logY: true}, ss)
 }
 
-func seed003(env *run.Env) error {
+func yangComparison(env *run.Env) error {
 	rows, err := readCSV(env.OutPath("ada_sketchy.csv"))
 	if err != nil {
 		return err
