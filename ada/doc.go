@@ -10,12 +10,12 @@
 //     Alg. 4);
 //   - FTSL and FTFSL: Sifan Yang, Yuanyu Wan, Peijia Li, Yibo Wang, Xiao
 //     Zhang, Zhewei Wei, Lijun Zhang, "Dimension-Free Adaptive Subgradient
-//     Methods with Frequent Directions", ICML 2025 (Alg. 2): the same sketch with its escaped
-//     mass added back, G̃_t = ρ_{1:t}I + S_tᵀS_t, under dual averaging,
+//     Methods with Frequent Directions", ICML 2025 (Alg. 2): the same
+//     sketch with its escaped mass added back, G̃_t = ρ_{1:t}I + S_tᵀS_t, under dual averaging,
 //     β_{t+1} = −η·G̃_t^{−1/2}ḡ_t (the pseudo-inverse while ρ_{1:t} = 0;
 //     Config.Epsilon adds an optional ε to ρ);
-//   - S-ADA and Fast S-ADA: the mirror-descent form Yang et al. (ICML 2025) compare
-//     against (Feinberg, Chen, Sun, Anil, Hazan, "Sketchy", NeurIPS 2023):
+//   - S-ADA and Fast S-ADA: the mirror-descent form Yang et al. (ICML
+//     2025) compare against (Feinberg, Chen, Sun, Anil, Hazan, "Sketchy", NeurIPS 2023):
 //     x_{t+1} = x_t − η(ρ_{1:t}I + B_tB_tᵀ)^{−1/2}g_t.
 //
 // # Three choices

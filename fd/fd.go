@@ -6,18 +6,18 @@
 //     NIPS 2016: the FD sketch of Alg. 2 inside Alg. 1 (regret: Theorem 3);
 //   - RFD-SON: Luo Luo, Cheng Chen, Zhihua Zhang, Wu-Jun Li, Tong Zhang,
 //     "Robust Frequent Directions with Application in Online Learning",
-//     JMLR 20, 2019: Robust Frequent Directions (Alg. 2) inside the online Newton step
-//     (Alg. 3):
+//     JMLR 20, 2019: Robust Frequent Directions (Alg. 2) inside the online
+//     Newton step (Alg. 3):
 //     α grows by half of every eigenvalue a shrink discards (Alg. 2 line 6),
 //     and RFD₀ (α₀ = 0) takes the pseudo-inverse step while α = 0;
-//   - fast FD/RFD: the doubled buffer of Luo et al. (JMLR 2019), App. A (Alg. 4/5, and
-//     Alg. 6 for RFD-SON), which shrinks only when 2m rows are buffered;
+//   - fast FD/RFD: the doubled buffer of Luo et al. (JMLR 2019), App. A
+//     (Alg. 4/5, and Alg. 6 for RFD-SON), which shrinks only when 2m rows are buffered;
 //   - for the FD-adaptive learners of package ada (Yuanyu Wan, Lijun
 //     Zhang, "Efficient Adaptive Online Learning via Frequent Directions",
 //     IEEE TPAMI 2022; Sifan Yang, Yuanyu Wan, Peijia Li, Yibo Wang, Xiao
 //     Zhang, Zhewei Wei, Lijun Zhang, "Dimension-Free Adaptive Subgradient
 //     Methods with Frequent Directions", ICML 2025): Wan & Zhang's doubled
-//     buffer (ADA-FFD, Alg. 3/4) (Config.RankBuffer, rank.go), which counts
+//     buffer (ADA-FFD, Alg. 3/4; Config.RankBuffer, rank.go), which counts
 //     directions, and the spectral products f(SᵀS) = Zᵀ(·)Z of
 //     spectral.go.
 //

@@ -1,9 +1,8 @@
 // Package rp is the sparse Gaussian random-projection sketch of Haipeng
 // Luo, Alekh Agarwal, Nicolò Cesa-Bianchi and John Langford, "Efficient
 // Second Order Online Learning by Sketching", NIPS 2016 (§3, "Random
-// Projection"),
-// written for the split-weight SON core of package sparse (docs/algorithms.md §2
-// and §5).
+// Projection"), written for the split-weight SON core of package sparse
+// (docs/algorithms.md §2 and §5).
 //
 // The sketch is S_t = S_{t−1} + r_t ĝ_tᵀ (m×d), r_t ~ N(0, I_m/m) i.i.d.,
 // so that E[S_tᵀS_t] = Σ_s ĝ_sĝ_sᵀ = G_tᵀG_t. The paper writes the entries'

@@ -1,6 +1,6 @@
 // Package dense holds the dense reference implementations that the sparse
-// learners are tested against: SON exactly as Luo et al. (NIPS 2016) write Alg. 1 (O(md)
-// per step and worse, explicit d-dimensional vectors and matrices), dense
+// learners are tested against: SON exactly as Luo et al. (NIPS 2016)
+// write Alg. 1 (O(md) per step and worse, explicit d-dimensional vectors and matrices), dense
 // sketches (Oja with an explicit orthonormal V, Alg. 3 / Eq. 4), diagonal
 // pre-scaling (§5.2), and full ONS with an O(d³) solve. It is test
 // infrastructure: nothing here is used by the binary.
