@@ -13,9 +13,9 @@ import (
 type Precond int
 
 const (
-	// Delta is seed 000's H_t = δI + (S_tᵀS_t)^{1/2} (ADA-FD, ADA-FFD).
+	// Delta is Wan & Zhang's (TPAMI 2022) H_t = δI + (S_tᵀS_t)^{1/2} (ADA-FD, ADA-FFD).
 	Delta Precond = iota
-	// Escaped is seed 003's G̃_t^{1/2} = (ρ_{1:t}I + S_tᵀS_t)^{1/2} with the
+	// Escaped is Yang et al.'s (ICML 2025) G̃_t^{1/2} = (ρ_{1:t}I + S_tᵀS_t)^{1/2} with the
 	// FD sketch's escaped mass ρ_{1:t} (FTSL, FTFSL, S-ADA, Fast S-ADA).
 	Escaped
 )
@@ -26,8 +26,8 @@ type Update int
 const (
 	// Mirror is composite mirror descent: β_{t+1} = β_t − η·P_t·g_t.
 	Mirror Update = iota
-	// Dual is dual averaging (seed 000's primal-dual subgradient method,
-	// seed 003's follow-the-leader form): β_{t+1} = −η·P_t·ḡ_t, ḡ_t = Σg.
+	// Dual is dual averaging (Wan & Zhang's (TPAMI 2022) primal-dual subgradient method,
+	// Yang et al.'s (ICML 2025) follow-the-leader form): β_{t+1} = −η·P_t·ḡ_t, ḡ_t = Σg.
 	Dual
 )
 
@@ -35,9 +35,9 @@ const (
 type Buffer int
 
 const (
-	// Single is the per-step FD shrink (seed 000 Alg. 1/2): τ − 1 rows.
+	// Single is the per-step FD shrink (Wan & Zhang (TPAMI 2022), Alg. 1/2): τ − 1 rows.
 	Single Buffer = iota
-	// Doubled is the doubled buffer (seed 000 Alg. 3/4; fd.Config.RankBuffer).
+	// Doubled is the doubled buffer (Wan & Zhang (TPAMI 2022), Alg. 3/4; fd.Config.RankBuffer).
 	Doubled
 )
 
@@ -93,7 +93,7 @@ func Lookup(name string) (Named, bool) {
 // DefaultUpdate is ADA-FD's and ADA-FFD's update when none is chosen.
 const DefaultUpdate = Mirror
 
-// DefaultDelta returns seed 000 §5.1's δ for ADA-FD/FFD at τ = 20: 10 for
+// DefaultDelta returns Wan & Zhang (TPAMI 2022), §5.1's δ for ADA-FD/FFD at τ = 20: 10 for
 // dual averaging, 1 for mirror descent.
 func DefaultDelta(u Update) float64 {
 	if u == Dual {

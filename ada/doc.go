@@ -1,30 +1,30 @@
 // Package ada holds the FD-adaptive learners: AdaGrad's full-matrix
 // preconditioner built from a Frequent Directions sketch of the raw
-// gradients, in the sparse split form of sketches.md §7 — one engine
+// gradients, in the sparse split form of docs/algorithms.md §7 — one engine
 // (Learner) and a table of configurations (Named):
 //
-//   - ADA-FD and ADA-FFD: Y. Wan and L. Zhang, "Efficient Adaptive Online
-//     Learning via Frequent Directions", TPAMI 2022 (seed 000):
+//   - ADA-FD and ADA-FFD: Yuanyu Wan, Lijun Zhang, "Efficient Adaptive
+//     Online Learning via Frequent Directions", IEEE TPAMI 2022:
 //     H_t = δI + (S_tᵀS_t)^{1/2} under dual averaging (Alg. 1, Eq. 7; Alg. 3
 //     with the doubled buffer) or composite mirror descent (Alg. 2, Eq. 8;
 //     Alg. 4);
-//   - FTSL and FTFSL: S. Yang, Y. Wan, P. Li, Y. Wang, X. Zhang, Z. Wei,
-//     L. Zhang, "Dimension-Free Adaptive Subgradient Methods with Frequent
-//     Directions", ICML 2025 (seed 003): the same sketch with its escaped
-//     mass added back, G̃_t = ρ_{1:t}I + S_tᵀS_t, under dual averaging,
+//   - FTSL and FTFSL: Sifan Yang, Yuanyu Wan, Peijia Li, Yibo Wang, Xiao
+//     Zhang, Zhewei Wei, Lijun Zhang, "Dimension-Free Adaptive Subgradient
+//     Methods with Frequent Directions", ICML 2025 (Alg. 2): the same
+//     sketch with its escaped mass added back, G̃_t = ρ_{1:t}I + S_tᵀS_t, under dual averaging,
 //     β_{t+1} = −η·G̃_t^{−1/2}ḡ_t (the pseudo-inverse while ρ_{1:t} = 0;
 //     Config.Epsilon adds an optional ε to ρ);
-//   - S-ADA and Fast S-ADA: the mirror-descent form seed 003 compares
-//     against (Feinberg, Chen, Sun, Anil, Hazan, "Sketchy", NeurIPS 2023):
+//   - S-ADA and Fast S-ADA: the mirror-descent form Yang et al. (ICML
+//     2025) compare against (Feinberg, Chen, Sun, Anil, Hazan, "Sketchy", NeurIPS 2023):
 //     x_{t+1} = x_t − η(ρ_{1:t}I + B_tB_tᵀ)^{−1/2}g_t.
 //
 // # Three choices
 //
 // A learner is a Precond (δ form or escaped-mass form), an Update (mirror
-// descent or dual averaging) and a Buffer (the per-step FD shrink of seed
-// 000 Alg. 1/2, or the doubled buffer of Alg. 3/4). Writing the
+// descent or dual averaging) and a Buffer (the per-step FD shrink of Wan &
+// Zhang (TPAMI 2022), Alg. 1/2, or the doubled buffer of Alg. 3/4). Writing the
 // preconditioner as P_t = c·I + Vᵀdiag(φ)V over the sketch's right
-// singular vectors V with eigenvalues λ (sketches.md §7):
+// singular vectors V with eigenvalues λ (docs/algorithms.md §7):
 //
 //	δ form:       c = 1/δ,      φ = 1/(δ + √λ) − 1/δ,
 //	escaped form: c = r^{−1/2}, φ = (λ + r)^{−1/2} − r^{−1/2},  r = ρ_{1:t} + ε,
@@ -58,6 +58,6 @@
 // core, O(τ) per feature seen when it recurs, O(τ·d_seen) amortized — and
 // each new row is folded into the diagonal factor by the shrink's
 // arrowhead solver, O(τ²·p) (fd.Config.RankBuffer). It is the slower of
-// the two here, the reverse of seed 000's dense-data finding (ADA-FFD
+// the two here, the reverse of Wan & Zhang's (TPAMI 2022) dense-data finding (ADA-FFD
 // faster than ADA-FD, whose SVD costs O(τ²d) there).
 package ada

@@ -138,7 +138,7 @@ func TestExtremeInputs(t *testing.T) {
 }
 
 // TestFullExtremeInputs: the streams through ADA-FULL under both updates
-// (δ of seed 000 §5.1 and δ = 0, the pseudo-inverse). Under dual
+// (δ of Wan & Zhang (TPAMI 2022), §5.1 and δ = 0, the pseudo-inverse). Under dual
 // averaging ḡ_j was unbounded: the classic loss's ℓ′ grows with the score,
 // ḡ_j·x_j overflowed, and the next score was Inf − Inf = NaN; ḡ_j now stays
 // within ±1e140 (the step is refused and counted, as the split learners').

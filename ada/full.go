@@ -21,7 +21,7 @@ import (
 // O(k·r²) for the rank r ≤ k of G_t.
 const MaxFullBits = sparse.MaxFullBits
 
-// Full is ADA-FULL (Duchi, Hazan and Singer 2011; seed 000 Eq. 1 and 2):
+// Full is ADA-FULL (Duchi, Hazan and Singer 2011; Wan & Zhang (TPAMI 2022), Eq. 1 and 2):
 // the preconditioner H_t = δI + G_t^{1/2} with the exact G_t = Σ_{s≤t} g_sg_sᵀ
 // over the slots seen, under dual averaging (β_{t+1} = −η·H_t⁻¹ḡ_t) or
 // mirror descent (β_{t+1} = β_t − η·H_t⁻¹g_t); δ = 0 takes the

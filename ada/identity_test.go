@@ -42,7 +42,7 @@ func runAgainst(t *testing.T, sp *Learner, dn *dense.ADA, data []sparse.Example)
 	return worst
 }
 
-// TestFullSize checks seed 000 §5.2 and footnote 1: ADA-FD with τ ≥ d+1 and
+// TestFullSize checks Wan & Zhang (TPAMI 2022), §5.2 and footnote 1: ADA-FD with τ ≥ d+1 and
 // ADA-FFD with 2τ ≥ d+1 never discard anything and equal ADA-FULL; FTSL,
 // S-ADA, FTFSL and Fast S-ADA at those sizes keep ρ = 0 and equal the
 // pseudo-inverse ADA-FULL (δ = 0).
@@ -107,7 +107,7 @@ func subspaceData(d, r, T int, seed uint64) []sparse.Example {
 	return out
 }
 
-// TestSubspace checks seed 000's remark after Theorem 2: gradients in an
+// TestSubspace checks Wan & Zhang's (TPAMI 2022) remark after Theorem 2: gradients in an
 // r-dimensional subspace with τ = r+1 leave no escaped mass (Δ_T = 0), so
 // every learner equals ADA-FULL (pseudo-inverse ADA-FULL for the escaped
 // form) at τ ≪ d.
@@ -216,8 +216,8 @@ func sketchGram(a *Learner, d int) *mat.SymDense {
 }
 
 // TestBounds checks, open-loop on a stream with a decaying spectrum, the
-// FD guarantees the regret bounds rest on (seed 000 Lemma 4 and Eq. 13;
-// seed 003's escaped mass): 0 ⪯ G_t − S_tᵀS_t ⪯ ρ_{1:t}I, and
+// FD guarantees the regret bounds rest on (Wan & Zhang (TPAMI 2022), Lemma 4 and Eq. 13;
+// Yang et al.'s (ICML 2025) escaped mass): 0 ⪯ G_t − S_tᵀS_t ⪯ ρ_{1:t}I, and
 // ρ_{1:T} = Δ_T ≤ ‖C_T − C_T^k‖_F²/(τ − k) for every k < τ, C_T the stacked
 // gradients — for the per-step and the doubled buffer (Eq. 13 is stated
 // for ADA-FFD: its τ is the sketch size of the doubled buffer, whose

@@ -113,7 +113,7 @@ func closedLoop(t *testing.T, c oracleCase) (worst, wworst float64) {
 
 // TestOracle compares every learner with its dense reference from the
 // papers' pseudo-code (internal/dense/ada.go), prediction by prediction
-// and on the final weights, at the design tolerance 1e-9 (sketches.md §9).
+// and on the final weights, at the design tolerance 1e-9 (docs/algorithms.md §9).
 // Each case also measures how far a 1e-15 relative perturbation of the
 // input moves the dense learner itself, and requires that to be < 1e-10:
 // the closed loop is then well posed and a 1e-9 disagreement is a bug, not
@@ -123,7 +123,7 @@ func closedLoop(t *testing.T, c oracleCase) (worst, wworst float64) {
 //
 // Squared loss is included where it is well posed. ADA-FD under mirror
 // descent with squared loss is not (the dense learner moves by 1e-3 under
-// the 1e-15 perturbation by T = 200, sketches.md §9's sensitivity note): it
+// the 1e-15 perturbation by T = 200, docs/algorithms.md §9's sensitivity note): it
 // is checked at T = 40 here and open-loop in TestOpenLoop.
 func TestOracle(t *testing.T) {
 	for _, v := range variants() {

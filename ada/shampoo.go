@@ -10,7 +10,7 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// Shampoo is FTSL-Shampoo (seed 003: S. Yang, Y. Wan, P. Li, Y. Wang,
+// Shampoo is FTSL-Shampoo (Yang et al. (ICML 2025), Alg. 5: S. Yang, Y. Wan, P. Li, Y. Wang,
 // X. Zhang, Z. Wei, L. Zhang, "Dimension-Free Adaptive Subgradient Methods
 // with Frequent Directions", ICML 2025, §4.3, Alg. 5 with Alg. 4 for both
 // factors, update Eq. (3)) for the K×d weight matrix W of multinomial
@@ -58,7 +58,7 @@ import (
 // eigenvectors, O(K·τ_L). No step visits a feature outside the example.
 //
 // Y is Ḡ's product with the right sketch's basis, carried through every
-// change of either — sketches.md §7's dual-averaging trick applied with a
+// change of either — docs/algorithms.md §7's dual-averaging trick applied with a
 // K-dimensional ḡ (the Split's own y = Z·β̄ is scalar). With u = Ḡ_{t−1}x
 // and ĝ = c·x:
 //

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/lapack/gonum"
 )
 
-// leftFD is FTSL-Shampoo's left factor (seed 003 Alg. 5 line 5): Alg. 4,
+// leftFD is FTSL-Shampoo's left factor (Yang et al. (ICML 2025), Alg. 5 line 5): Alg. 4,
 // Frequent Directions in general form, on the K×K matrices
 // M_t = h·G_tG_tᵀ = vvᵀ with v = √h·‖x‖·(p − e_y) — every M_t is rank one,
 // because G_t = (p − e_y)xᵀ is. It keeps L̂L̂ᵀ = U·diag(λ)·Uᵀ on its range,

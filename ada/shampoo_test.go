@@ -85,7 +85,7 @@ func shampooLoop(t *testing.T, sp *Shampoo, dn *dense.Shampoo, data []sparse.Exa
 }
 
 // denseSensitivity measures how far a 1e-15 relative perturbation of the
-// data moves the dense reference's scores over the stream (sketches.md §9,
+// data moves the dense reference's scores over the stream (docs/algorithms.md §9,
 // sensitivity note): the closed loop must be well posed for a 1e-9
 // comparison to test the code rather than the stream.
 func denseSensitivity(c shampooCase, data []sparse.Example) float64 {
@@ -99,7 +99,7 @@ func denseSensitivity(c shampooCase, data []sparse.Example) float64 {
 }
 
 // TestShampooOracle compares the sparse FTSL-Shampoo with the dense
-// reference written from seed 003's Alg. 5 and Alg. 4 (internal/dense),
+// reference written from Yang et al.'s (ICML 2025) Alg. 5 and Alg. 4 (internal/dense),
 // every class score of 1000 progressive predictions and every final
 // weight, at 1e-9 relative: sketched left and right factors of several
 // sizes (both shrink on these streams), the exact left factor, unit and
@@ -188,9 +188,9 @@ func TestShampooFullMatrix(t *testing.T) {
 }
 
 // TestShampooDenseKronecker checks the dense reference's matrix update
-// (Eq. 3) against the vector form of seed 003's proof (Lemma A.7),
+// (Eq. 3) against the vector form of Yang et al.'s (ICML 2025) proof (Lemma A.7),
 // x = −η(L^{−1/4} ⊗ R^{−1/4})ḡ, on a tiny problem, and its Alg. 4 against
-// the seed 004 FD reference (dense.FD) on the same rank-one rows.
+// the Luo et al. (NIPS 2016) FD reference (dense.FD) on the same rank-one rows.
 func TestShampooDenseKronecker(t *testing.T) {
 	const k, d = 3, 5
 	data := dense.ClassStream(60, d, 3, k, 0.5, 5)
@@ -220,7 +220,7 @@ func TestShampooDenseKronecker(t *testing.T) {
 	var StS mat.Dense
 	StS.Mul(S.T(), S)
 	if !mat.EqualApprox(gen.C, &StS, 1e-10) || math.Abs(gen.Rho-ref.SumRho) > 1e-10*ref.SumRho || !(ref.SumRho > 0) {
-		t.Errorf("Alg. 4 (general form) and seed 004's FD differ: ρ %v vs %v", gen.Rho, ref.SumRho)
+		t.Errorf("Alg. 4 (general form) and Luo et al.'s (NIPS 2016) FD differ: ρ %v vs %v", gen.Rho, ref.SumRho)
 	}
 }
 

@@ -5,18 +5,19 @@
 //	go run ./bench all                 the tables and figures behind BENCHMARKS.md (allSteps in all.go); writes it
 //	go run ./bench --quick             every suite on tiny inputs, asserting finite outputs (CI); needs no shared data
 //
-// The suites:
+// The suites (papers by short form; the full references are in
+// docs/references.md and in each suite's package doc):
 //
 //	speed      ns/example, median and spread, peak RSS of each learner on news20 (cache, and ×10 as text) and the synthetic sets; the -b sweep; parse throughput
-//	accuracy   test accuracy of every learner on every shared binary set (seed 002 Table 2, issue 4)
-//	figures    the papers' figures as PNG and SVG (figures.go): seed 004 Fig. 1, seed 002's spectral error, seed 000 §5.2, seed 001 Fig. 1, seed 003's comparison, ns/example vs m and vs -b
-//	synthetic  seed 004 §5.1: progressive error vs condition number κ
-//	spectral   seed 002 §6.1: relative spectral error of FD and RFD against sketch size
+//	accuracy   test accuracy of every learner on every shared binary set (Luo et al. (JMLR 2019), Table 2, issue 4)
+//	figures    the papers' figures as PNG and SVG (figures.go): Luo et al. (NIPS 2016), Fig. 1, Luo et al.'s (JMLR 2019) spectral error, Wan & Zhang (TPAMI 2022), §5.2, Ouyang & Gray (KDD 2012), Fig. 1, Yang et al.'s (ICML 2025) comparison, ns/example vs m and vs -b
+//	synthetic  Luo et al. (NIPS 2016), §5.1: progressive error vs condition number κ
+//	spectral   Luo et al. (JMLR 2019), §6.1: relative spectral error of FD and RFD against sketch size
 //	sontune    the sweep behind SON's default α, C and to-sketch scale
-//	nasa       seed 001 (NASA): §6.1, §6.2, §6.3.1, Table 1, --nasa_c's sweep and acceptance
+//	nasa       NASA, Ouyang & Gray (KDD 2012): §6.1, §6.2, §6.3.1, Table 1, --nasa_c's sweep and acceptance
 //	multiclass 20-class news20: test error, cost and RSS of the OAA learners and softmax, -l sweep, OAA vs K × binary cost
 //	news20mc   writes 20-class news20 VW files (and the bundled testdata slice)
-//	ada        the FD-adaptive learners (seeds 000, 003): accuracy and default η, seed 000 §5.2, seed 003's comparison
+//	ada        the FD-adaptive learners (Wan & Zhang (TPAMI 2022) and Yang et al. (ICML 2025)): accuracy and default η, Wan & Zhang (TPAMI 2022), §5.2, Yang et al.'s (ICML 2025) comparison
 //
 // Every suite shares one flag and I/O layer (bench/internal/run.Env):
 // -data DIR (default ../shared/data) is where the shared datasets are

@@ -6,7 +6,7 @@ import "math"
 //
 //	G = [[diag(d), z], [zᵀ, κ]]   ((n+1)×(n+1))
 //
-// that every FD shrink in the diagonal state decomposes (sketches.md §4
+// that every FD shrink in the diagonal state decomposes (docs/algorithms.md §4
 // step 1: d = E, z = E^{1/2}∘a, κ = ‖ĝ‖²). LAPACK's Dsyev reduces G to
 // tridiagonal form and iterates, O(n³); the arrowhead's eigenvalues are
 // instead the roots of its secular equation and its eigenvectors have a

@@ -88,8 +88,8 @@ func BenchmarkBits(b *testing.B) {
 	}
 }
 
-// BenchmarkEigSym times the eigendecomposition every FD shrink does (seed
-// 004 Alg. 2 line 2) of an (m+1)×(m+1) arrowhead Gram matrix
+// BenchmarkEigSym times the eigendecomposition every FD shrink does (Luo et al.
+// (NIPS 2016), Alg. 2 line 2) of an (m+1)×(m+1) arrowhead Gram matrix
 // [[diag(E), v], [vᵀ, κ]], by LAPACK's Dsyev (O(m³), what the doubled
 // buffer and Config.Dsyev use) and by the arrowhead solver (O(m²), every
 // other shrink).

@@ -44,17 +44,17 @@ func decayingStream(rng *rand.Rand, T, d, s int) [][]float64 {
 	return out
 }
 
-// TestBounds checks the sketch guarantees of sketches.md §9 D on random
+// TestBounds checks the sketch guarantees of docs/algorithms.md §9 D on random
 // matrices A (rows ĝ), for every k < m, for FD and RFD, per step and with
 // the doubled buffer:
 //
-//   - FD (seed 002 eq. 1, Lemma 4 (16)–(17); Lemma 5 for the doubled
+//   - FD (Luo et al. (JMLR 2019), eq. 1, Lemma 4 (16)–(17); Lemma 5 for the doubled
 //     buffer): 0 ⪯ AᵀA − SᵀS, ‖AᵀA − SᵀS‖₂ ≤ Σ_{i>k}σ_i²/(m−k) and
 //     Σ_t λ_m ≤ Σ_{i>k}σ_i²/(m−k);
-//   - RFD with α₀ = 0 (seed 002 Theorem 3; Corollary 2 for the doubled
+//   - RFD with α₀ = 0 (Luo et al. (JMLR 2019), Theorem 3; Corollary 2 for the doubled
 //     buffer): ‖AᵀA − SᵀS − αI‖₂ ≤ Σ_{i>k}σ_i²/(2(m−k)) and α = ½Σλ_m;
 //   - RFD with α₀ > 0 is never worse conditioned than FD with the same α₀,
-//     nor than AᵀA + α₀I (seed 002 Theorem 4).
+//     nor than AᵀA + α₀I (Luo et al. (JMLR 2019), Theorem 4).
 func TestBounds(t *testing.T) {
 	for _, fast := range []bool{false, true} {
 		for ci, dm := range [][3]int{{30, 4, 6}, {40, 8, 10}, {25, 6, 25}, {60, 10, 4}} {

@@ -139,9 +139,9 @@ func TestSensitivity(t *testing.T) {
 	}
 }
 
-// TestMatchesDense is the closed-loop oracle of sketches.md §9 A: sparse
+// TestMatchesDense is the closed-loop oracle of docs/algorithms.md §9 A: sparse
 // SON with each sketch and dense Alg. 1 with the dense sketch
-// (internal/dense.FD: seed 004 Alg. 2 as written, seed 002 Alg. 2/4/5) give
+// (internal/dense.FD: Luo et al. (NIPS 2016), Alg. 2 as written, Luo et al. (JMLR 2019), Alg. 2/4/5) give
 // the same predictions at every step (rel = |Δŷ|/(1+|ŷ|) ≤ 1e-9) and the
 // same final weights.
 //
@@ -156,16 +156,16 @@ func TestSensitivity(t *testing.T) {
 // setting (≤ 2.5e-12) are well-posed and run 1000 steps. The doubled buffer
 // behaves alike (squared α = 8: 1.8e-12 at T = 1000).
 //
-// sketches.md §9 A also asks for plain FD + squared loss with α ∈ {0.5, 1}
+// docs/algorithms.md §9 A also asks for plain FD + squared loss with α ∈ {0.5, 1}
 // up to T = 60. On 320 such streams (40 seeds × 4 shapes × Diag) the
 // sparse–dense difference reached 2.9e-9 by T = 15, 4e-8 by T = 30 and
 // 1e-5 by T = 60 — and two sparse runs that differ only in RowCap and θ
 // (i.e. in rounding) differ by exactly as much (4.4e-8 at T = 30), while
 // dense-vs-dense on a 1e-15 input perturbation reaches 1.7e-10 at T = 30:
-// the split weights' per-step rounding (sketches.md §2, "Numerical fact",
+// the split weights' per-step rounding (docs/algorithms.md §2, "Numerical fact",
 // ~log₁₀(1+E/α) digits) is what the chaos amplifies, not a sketch
 // discrepancy. Those settings are covered by the open-loop test
-// (TestOpenLoop, sketches.md §9 B) instead.
+// (TestOpenLoop, docs/algorithms.md §9 B) instead.
 func TestMatchesDense(t *testing.T) {
 	type tc struct {
 		setup

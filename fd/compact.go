@@ -7,7 +7,7 @@ import (
 )
 
 // compact folds b into w̄ and replaces Z by a well-conditioned basis of the
-// sketch's row space over the seen features (sketches.md §4 step 5).
+// sketch's row space over the seen features (docs/algorithms.md §4 step 5).
 func (s *Sketch) compact(h sparse.Host, cond bool) {
 	if compactProbe != nil {
 		compactProbe(s, false)

@@ -129,7 +129,7 @@ func cliFD(m int, robust bool) Config {
 }
 
 // runStream trains a SON with the sketch on data (logistic loss, C = 1,
-// σ = 0, η_t = 1/√t, as sketches.md §10) and returns the wall time per
+// σ = 0, η_t = 1/√t, as docs/algorithms.md §10) and returns the wall time per
 // example and the online mistake rate.
 func runStream(tb testing.TB, data []sparse.Example, sk *Sketch, bits uint, diag bool) (perEx time.Duration, errRate float64, son *sparse.SON) {
 	son, err := sparse.NewSON(sparse.SONConfig{Bits: bits, C: benchC(), Eta0: 1, Diag: diag}, loss.Logistic{}, sk)

@@ -103,7 +103,7 @@ func TestArrowMatchesDsyev(t *testing.T) {
 // m = 10, one pass over news20.train with the arrowhead solver and with
 // Dsyev, in sparseson's default form (the scaled-space form on the
 // hashed VW file, as `sparseson --fd -m 10` / `--rfd -m 10` train) and in
-// seed 004's paper form (`--diag_sketch paper`: α = 2, C = ∞ for FD, C = 1
+// Luo et al.'s (NIPS 2016) paper form (`--diag_sketch paper`: α = 2, C = ∞ for FD, C = 1
 // for RFD₀, on the LIBSVM file); prints the progressive and the
 // news20.test logistic loss of both, and of the Dsyev learner on a 1e-15
 // perturbation of the training data for scale. The test losses must agree

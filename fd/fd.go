@@ -1,19 +1,23 @@
 // Package fd is the Frequent Directions family of sketches for Sketched
-// Online Newton, in the sparse factored form of sketches.md §4:
+// Online Newton, in the sparse factored form of docs/algorithms.md §4:
 //
-//   - FD-SON: seed 004 (Luo, Agarwal, Cesa-Bianchi, Langford, "Efficient
-//     Second Order Online Learning by Sketching", NIPS 2016), the FD sketch
-//     of Alg. 2 inside Alg. 1 (regret: Theorem 3);
-//   - RFD-SON: seed 002 (L. Luo, C. Chen, Z. Zhang, W.-J. Li, T. Zhang,
-//     "Robust Frequent Directions with Application in Online Learning"),
-//     Robust Frequent Directions (Alg. 2) inside the online Newton step
-//     (Alg. 3):
+//   - FD-SON: Haipeng Luo, Alekh Agarwal, Nicolò Cesa-Bianchi, John
+//     Langford, "Efficient Second Order Online Learning by Sketching",
+//     NIPS 2016: the FD sketch of Alg. 2 inside Alg. 1 (regret: Theorem 3);
+//   - RFD-SON: Luo Luo, Cheng Chen, Zhihua Zhang, Wu-Jun Li, Tong Zhang,
+//     "Robust Frequent Directions with Application in Online Learning",
+//     JMLR 20, 2019: Robust Frequent Directions (Alg. 2) inside the online
+//     Newton step (Alg. 3):
 //     α grows by half of every eigenvalue a shrink discards (Alg. 2 line 6),
 //     and RFD₀ (α₀ = 0) takes the pseudo-inverse step while α = 0;
-//   - fast FD/RFD: the doubled buffer of seed 002 App. A (Alg. 4/5, and
-//     Alg. 6 for RFD-SON), which shrinks only when 2m rows are buffered;
-//   - for the FD-adaptive learners of package ada (seeds 000 and 003):
-//     seed 000's doubled buffer (Config.RankBuffer, rank.go), which counts
+//   - fast FD/RFD: the doubled buffer of Luo et al. (JMLR 2019), App. A
+//     (Alg. 4/5, and Alg. 6 for RFD-SON), which shrinks only when 2m rows are buffered;
+//   - for the FD-adaptive learners of package ada (Yuanyu Wan, Lijun
+//     Zhang, "Efficient Adaptive Online Learning via Frequent Directions",
+//     IEEE TPAMI 2022; Sifan Yang, Yuanyu Wan, Peijia Li, Yibo Wang, Xiao
+//     Zhang, Zhewei Wei, Lijun Zhang, "Dimension-Free Adaptive Subgradient
+//     Methods with Frequent Directions", ICML 2025): Wan & Zhang's doubled
+//     buffer (ADA-FFD, Alg. 3/4; Config.RankBuffer, rank.go), which counts
 //     directions, and the spectral products f(SᵀS) = Zᵀ(·)Z of
 //     spectral.go.
 //
@@ -22,12 +26,12 @@
 // The sketch has q rows S = C·Z. Z (p×d, p ≤ RowCap) lives in the SON
 // core's feature table and changes only sparsely (sparse.Host); C (q×p) and
 // K = ZZᵀ (p×p, kept exactly) are small and dense. Right after a shrink the
-// sketch is in the diagonal state of sketches.md §4: C = E^{1/2}F with
+// sketch is in the diagonal state of docs/algorithms.md §4: C = E^{1/2}F with
 // FKFᵀ = I on the q ≤ m−1 live rows, SSᵀ = diag(E), H = (αI + SSᵀ)⁻¹ =
 // diag(1/(α+E)) and SᵀHS = ZᵀMZ with M = Fᵀdiag(E/(α+E))F. Between shrinks
 // (the warm-up, and every step of the fast variant) raw ĝ rows are
 // buffered and SSᵀ is a general matrix; H then comes from a Cholesky factor
-// of N = αI + SSᵀ, bordered by one row per buffered ĝ (sketches.md §4,
+// of N = αI + SSᵀ, bordered by one row per buffered ĝ (docs/algorithms.md §4,
 // "Fast FD").
 //
 // # Update (ĝ = c·x̃, z = Z·x̃ known)
@@ -50,8 +54,8 @@
 //     after the warm-up, and every shrink of the doubled buffer) by Dsyev,
 //     O(m³).
 //  2. λ_m is the m-th largest eigenvalue of Ŝ (0 if it has fewer rows). The
-//     new sketch keeps E′ = λ_{1:m−1} − λ_m (seed 004 Alg. 2 line 2; seed
-//     002 Alg. 2 line 5), RFD sets α ← α + λ_m/2, and the new right singular
+//     new sketch keeps E′ = λ_{1:m−1} − λ_m (Luo et al. (NIPS 2016), Alg. 2 line 2;
+//     Luo et al. (JMLR 2019), Alg. 2 line 5), RFD sets α ← α + λ_m/2, and the new right singular
 //     vectors are V′ = F_ext·[Z; ĝᵀ] with
 //     F_ext = Λ^{−1/2}U_{:,1:m−1}ᵀ·[[C, 0], [0, 1]] = [F_a | f].
 //     Eigenvalues ≤ EigTol·λ₁ count as 0; rows with E′ = 0 are dropped.
@@ -73,7 +77,7 @@
 // [RowBand^{−1/2}, RowBand^{1/2}] and leaves κ̂ ≤ θ; else append while Z has
 // a free row and the appended basis has κ̂ ≤ θ; else compact and retry,
 // taking the better-conditioned of absorb and append. A buffered append
-// with no free row compacts first. κ̂ is sketches.md's ‖K‖_F·‖F‖_F² after
+// with no free row compacts first. κ̂ is docs/algorithms.md's ‖K‖_F·‖F‖_F² after
 // equilibrating the rows of Z (condEst), raised to the square of the
 // absorb's own loss factor: adding δ_jĝ to row j swamps it by 1 +
 // |δ_j|‖ĝ‖/‖Z_j‖ (which also bounds the cancellation between w̄ and Zᵀb in
@@ -114,13 +118,13 @@
 // # RFD₀ and the pseudo-inverse
 //
 // With α = 0 (RFD with Alpha 0, until the first shrink that discards a
-// positive λ_m) the core takes the pseudo-inverse branch of sketches.md §1:
+// positive λ_m) the core takes the pseudo-inverse branch of docs/algorithms.md §1:
 // MulPinv applies Cᵀ(SSᵀ)^{†2}C and MulProj Cᵀ(SSᵀ)^†C, so that Zᵀ(·)Z is
 // A† = (SᵀS)† and the projector P onto the row space of S; in the diagonal
 // state these are F_LᵀE⁻¹F_L and F_LᵀF_L on the live rows. SSᵀ = UΛUᵀ is
 // refactored after every update while α = 0, eigenvalues ≤ EigTol·λ₁
-// dropped. (Seed 002 App. A writes the α = 0 projection with I − A†; the
-// null-space projector I − P is what is needed — sketches.md §12.6.)
+// dropped. (Luo et al. (JMLR 2019), App. A writes the α = 0 projection with I − A†; the
+// null-space projector I − P is what is needed — docs/algorithms.md §12.6.)
 //
 // The doubled buffer starts as Alg. 6's B⁽⁰⁾ = 0_{m×d} (m zero rows), so
 // its first shrink — and RFD₀'s first chance to leave α = 0 — comes with
@@ -145,16 +149,16 @@ type Config struct {
 	// variant buffers up to 2m rows.
 	M int
 	// Alpha is α of A_t = αI + SᵀS for FD (must be > 0), or α₀ for RFD
-	// (≥ 0; 0 is RFD₀, the hyperparameter-free variant of seed 002).
+	// (≥ 0; 0 is RFD₀, the hyperparameter-free variant of Luo et al. (JMLR 2019)).
 	Alpha float64
-	// Robust selects Robust Frequent Directions (seed 002 Alg. 2/3).
+	// Robust selects Robust Frequent Directions (Luo et al. (JMLR 2019), Alg. 2/3).
 	Robust bool
 	// HostAlpha: the SON core sets α's base every round (SetAlpha; the
 	// scaled-space form), so a saved α need not equal Alpha.
 	HostAlpha bool
-	// Fast selects the doubled buffer (seed 002 Alg. 4/5/6).
+	// Fast selects the doubled buffer (Luo et al. (JMLR 2019), Alg. 4/5/6).
 	Fast bool
-	// RankBuffer, with Fast, makes it seed 000's doubled buffer (ADA-FFD,
+	// RankBuffer, with Fast, makes it Wan & Zhang's (TPAMI 2022) doubled buffer (ADA-FFD,
 	// Alg. 3/4; rank.go): it starts empty, counts directions rather than
 	// rows, and shrinks a full buffer after the round that filled it.
 	RankBuffer bool

@@ -148,7 +148,7 @@ func orthoErr(sk *Sketch, Z [][]float64) (ortho, kerr float64) {
 	return ortho, kerr
 }
 
-// TestInvariants checks sketches.md §9 C every 25 steps through a real SON
+// TestInvariants checks docs/algorithms.md §9 C every 25 steps through a real SON
 // (Z read back with SON.ZColumn): in the diagonal state ‖FKFᵀ − I‖_max ≤
 // 1e-10 with F = E^{−1/2}C on the live rows; ‖K − ZZᵀ‖/‖K‖ ≤ 1e-12; E ≥ 0
 // and sorted; H = diag(1/(α+E)) in (0, 1/α]; and ZNorm2 ≥ ‖Z‖₂².
@@ -315,7 +315,7 @@ func TestLoadRejects(t *testing.T) {
 // adapts to the sketch at every step) for span 50. Plain FD keeps α fixed
 // while E reaches 1e116, and the doubled buffer lets raw rows of that size
 // sit next to an α that only moves at shrinks: E/α is then far beyond what
-// the split weights of the core (sketches.md §2, "Numerical fact"), the
+// the split weights of the core (docs/algorithms.md §2, "Numerical fact"), the
 // Cholesky factor of N = αI + SSᵀ, or any float64 SON can resolve — the
 // projection's q = n − zᵀMz cancels to rounding noise and w·x overflows —
 // so there the non-finite predictions are only counted.

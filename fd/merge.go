@@ -8,8 +8,8 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// shrinkValues is FD's shrink of the eigenvalues of a stack of rows (seed
-// 004 Alg. 2 line 2; seed 002 Alg. 2 lines 5–6 and Alg. 7 lines 5–6, the
+// shrinkValues is FD's shrink of the eigenvalues of a stack of rows (Luo et al.
+// (NIPS 2016), Alg. 2 line 2; Luo et al. (JMLR 2019), Alg. 2 lines 5–6 and Alg. 7 lines 5–6, the
 // block form): lam is descending with values ≤ EigTol·lam[0] already
 // zeroed; with sketch size m the kept values E′ = λ_{1:m−1} − λ_m that
 // exceed EigTol·λ₁ go to eNew, keep counts them, and rho = λ_m (0 for a
@@ -40,7 +40,7 @@ func (s *Sketch) Basis() ([]float64, int) {
 }
 
 // Merge implements sparse.SketchMerger: the merge of Frequent Directions
-// sketches of seed 002 (the block form of FD/RFD, Alg. 7, whose Lemma 5
+// sketches of Luo et al. (JMLR 2019) (the block form of FD/RFD, Alg. 7, whose Lemma 5
 // is the mergeability argument; also Ghashami, Liberty, Phillips and
 // Woodruff, "Frequent Directions", SICOMP 2016). The parts' rows are
 // stacked and shrunk once with FD's own rule (shrinkValues): the

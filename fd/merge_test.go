@@ -90,7 +90,7 @@ func mergeDense(t *testing.T, cfg Config, parts []*Sketch, hosts []*denseHost, d
 	return out, h
 }
 
-// TestMergeBound is seed 002's mergeability (Alg. 7 / Lemma 5 for a tree of
+// TestMergeBound is Luo et al.'s (JMLR 2019) mergeability (Alg. 7 / Lemma 5 for a tree of
 // shrinks) on random shards: with A every shard's rows and B the merge of
 // the shards' FD sketches, for every k < m,
 //

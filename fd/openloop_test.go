@@ -15,7 +15,7 @@ func TestEigTolMatchesDense(t *testing.T) {
 	}
 }
 
-// TestOpenLoop is sketches.md §9 B: the same ĝ sequence into the sparse
+// TestOpenLoop is docs/algorithms.md §9 B: the same ĝ sequence into the sparse
 // sketch (through a dense test Host) and into the dense FD/RFD reference
 // gives the same SᵀS, ‖SᵀS − S_dᵀS_d‖_max/‖S_dᵀS_d‖_max ≤ 1e-12, and the
 // same α.

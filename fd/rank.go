@@ -2,8 +2,8 @@ package fd
 
 import "github.com/sparseson/sparseson/sparse"
 
-// The doubled buffer of seed 000 (Wan and Zhang, ADA-FFD, Alg. 3/4;
-// Config.RankBuffer), which differs from seed 002's fast FD (Alg. 4–6) in
+// The doubled buffer of Wan & Zhang (TPAMI 2022), ADA-FFD, Alg. 3/4 (
+// Config.RankBuffer), which differs from Luo et al.'s (JMLR 2019) fast FD (Alg. 4–6) in
 // three ways:
 //
 //   - the buffer counts directions, not rows: a gradient inside the
@@ -23,7 +23,7 @@ import "github.com/sparseson/sparseson/sparse"
 // it only rotates C: the Z work of this buffer is the appends alone.
 
 // spanTol is the relative residual below which ĝ counts as inside the
-// sketch's row space (ε_r of sketches.md §1).
+// sketch's row space (ε_r of docs/algorithms.md §1).
 const spanTol = 1e-9
 
 // rankUpdate is Update for Config.RankBuffer. It factors the sketch

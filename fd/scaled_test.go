@@ -38,7 +38,7 @@ func (c setup) scaledPair(t testing.TB) (*sparse.SON, *Sketch, *dense.SON) {
 // definition, closed loop, at every step to 1e-9 relative, with α₀ from
 // the data (alpha 0) and fixed, deferred and eager compactions. Each case
 // first measures the dense learner's sensitivity to a 1e-15 perturbation
-// of the input and requires it below 1e-10 (sketches.md §9: plain FD-SON
+// of the input and requires it below 1e-10 (docs/algorithms.md §9: plain FD-SON
 // with squared loss is chaotic in the paper form; here the horizons are
 // chosen where it is not).
 func TestScaledMatchesDense(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// shrink is one step of FD/RFD on the full buffer [S; ĝᵀ] (sketches.md §4):
+// shrink is one step of FD/RFD on the full buffer [S; ĝᵀ] (docs/algorithms.md §4):
 // decompose its Gram matrix, choose absorb, append or compact-and-retry,
 // and apply the choice.
 func (s *Sketch) shrink(st *sparse.Step, h sparse.Host, c, kap float64, zero bool) {
@@ -341,7 +341,7 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int) (kab flo
 // condEst is the condition estimate κ̂ of a candidate basis: K (p×p,
 // stride pmax; bordered by a and κ when a is not nil) and F = fa (keep rows,
 // p or p+1 columns). With D = diag(K)^{1/2} (the row norms of Z) it is
-// ‖D⁻¹KD⁻¹‖_F·‖FD‖_F² — sketches.md's ‖K‖_F·‖F‖_F² after equilibrating the
+// ‖D⁻¹KD⁻¹‖_F·‖FD‖_F² — docs/algorithms.md's ‖K‖_F·‖F‖_F² after equilibrating the
 // rows of Z. Rounding in z = Zx is relative to each row's norm, and V = FZ
 // magnifies it by at most ‖FD‖₂·‖(D⁻¹KD⁻¹)^{1/2}‖₂ ≤ κ̂^{1/2}; the
 // unequilibrated bound also counts mere differences of scale between rows

@@ -4,8 +4,8 @@ import "math"
 
 // Spectral products, for learners whose preconditioner is a function of
 // the sketch's SᵀS rather than SON's (αI + SᵀS)⁻¹ — the FD-adaptive
-// learners of package ada (seed 000's δI + (SᵀS)^{1/2}, seed 003's
-// (ρI + SᵀS)^{1/2}; sketches.md §7).
+// learners of package ada (Wan & Zhang's (TPAMI 2022) δI + (SᵀS)^{1/2}, Yang et al.'s (ICML 2025)
+// (ρI + SᵀS)^{1/2}; docs/algorithms.md §7).
 //
 // With SSᵀ = CKCᵀ = UΛUᵀ the right singular vectors of S = CZ are
 // V = Λ^{−1/2}UᵀCZ, so for any f with f(0) = 0

@@ -9,7 +9,7 @@ import (
 )
 
 // TestADADiag checks --adaptive alone with δ against ADA-DIAG written out
-// (seed 000 Eq. 2 with H_t = δI + diag(G_t)^{1/2}, G_t including g_t):
+// (Wan & Zhang (TPAMI 2022), Eq. 2 with H_t = δI + diag(G_t)^{1/2}, G_t including g_t):
 // β_{t+1,j} = β_{t,j} − η·g_{t,j}/(δ + √G_{t,j}), on a random stream,
 // for δ = 0 (plain AdaGrad) and δ > 0.
 func TestADADiag(t *testing.T) {
@@ -46,7 +46,7 @@ func TestADADiag(t *testing.T) {
 }
 
 // TestADADiagDual checks Config.Dual against ADA-DIAG's dual averaging
-// written out (seed 000 Eq. 1, diagonal H_t = δI + diag(G_t)^{1/2}):
+// written out (Wan & Zhang (TPAMI 2022), Eq. 1, diagonal H_t = δI + diag(G_t)^{1/2}):
 // β_{t+1,j} = −η·ḡ_{t,j}/(δ + √G_{t,j}).
 func TestADADiagDual(t *testing.T) {
 	for _, delta := range []float64{0, 1e-8, 2} {

@@ -9,7 +9,7 @@ import (
 
 // ADA-DIAG under dual averaging (Config.Dual): Duchi, Hazan and Singer
 // 2011's primal-dual subgradient method with the diagonal proximal term,
-// as seed 000 Eq. 1 writes it for φ = 0,
+// as Wan & Zhang (TPAMI 2022), Eq. 1 writes it for φ = 0,
 //
 //	β_{t+1,j} = −η·ḡ_{t,j}/(δ + G_{t,j}^{1/2}),  ḡ_t = Σ_{s≤t} g_s,  G_t = Σ_{s≤t} g_s².
 //

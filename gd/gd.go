@@ -25,13 +25,13 @@ type Config struct {
 	// Delta ≥ 0 is AdaGrad's δ: the per-feature rate is 1/(δ + G_j^power_t)
 	// (G_j = Σ importance·ℓ′²·x_j²). With --adaptive alone (no
 	// normalization, power_t ½) the step is ADA-DIAG of Duchi, Hazan and
-	// Singer 2011 as seed 000 writes it (Eq. 2 with H = δI + diag(G)^{1/2}).
+	// Singer 2011 as Wan & Zhang (TPAMI 2022) writes it (Eq. 2 with H = δI + diag(G)^{1/2}).
 	Delta float64
 	// Dual selects dual averaging for --adaptive alone (ADA-DIAG's
 	// primal-dual form, dual.go).
 	Dual bool
 
-	// Step replaces the rate schedule above by one of seed 001's step
+	// Step replaces the rate schedule above by one of Ouyang & Gray's (KDD 2012) step
 	// sizes (nasa.go). StepNASA with Adaptive is NASA per feature, in
 	// AdaGrad's place (NasaC in -l's); every other step is a scalar step
 	// of plain gradient descent (neither Adaptive nor Normalized).
@@ -67,7 +67,7 @@ type GD struct {
 	sorted []int     // per-example scratch: sorted row offsets (nasa.go)
 
 	stride int         // values per table row: stride, or rowStride(cfg)
-	ns     scalarState // state of a seed 001 step (nasa.go)
+	ns     scalarState // state of an Ouyang & Gray (KDD 2012) step (nasa.go)
 	// gravity is the L1 truncation accumulated since the last sync (l1.go):
 	// the model's weight of a row is scale·trunc(w, gravity).
 	gravity float64

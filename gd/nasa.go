@@ -12,7 +12,7 @@ import (
 
 // Step selects a step-size rule.
 //
-// The seed 001 rules (Ouyang and Gray, "NASA: Achieving Lower Regrets and
+// The rules of Ouyang & Gray (KDD 2012) ("NASA: Achieving Lower Regrets and
 // Faster Rates via Adaptive Stepsizes", KDD 2012) are scalar steps of
 // online mirror descent (Eq. 9) with the Euclidean prox-function
 // ψ(z, x) = ½‖z − x‖², so the paper's α (the strong convexity of ω) and Q
@@ -93,7 +93,7 @@ func (s Step) tracksVariation() bool {
 }
 
 // Row layout of the scalar steps' table: the weight (colW), then the
-// running gradient sum G_j = Σ_{i≤t} g_{i,j} of sketches.md §8, then for
+// running gradient sum G_j = Σ_{i≤t} g_{i,j} of docs/algorithms.md §8, then for
 // the accelerated variant the second vector U of its split form.
 const (
 	colSum = 1
@@ -205,9 +205,9 @@ func tailInvSq(n float64) float64 {
 	return s + series/x
 }
 
-// scalarState is the model state of a seed 001 step besides the table.
+// scalarState is the model state of an Ouyang & Gray (KDD 2012) step besides the table.
 //
-// ‖δ̄_t‖² in O(s) (sketches.md §8). With G = Σ_{i≤t} g_i (per feature, in
+// ‖δ̄_t‖² in O(s) (docs/algorithms.md §8). With G = Σ_{i≤t} g_i (per feature, in
 // the table), N = ‖G_{t−1}‖² and the example's features I,
 //
 //	N′ = N + 2·g_I·G_I + ‖g‖²,  G_I += g_I,
@@ -349,7 +349,7 @@ func splitOK(a, b, c, e float64) bool {
 	return math.Abs(det) > 1e-6*scale && !math.IsInf(scale, 0) && !math.IsNaN(det)
 }
 
-// learnScalar is Learn for the seed 001 steps. Per example it touches the
+// learnScalar is Learn for the Ouyang & Gray (KDD 2012) steps. Per example it touches the
 // example's features three times (dot products; the variation; the
 // update) and never the others, except for the amortised re-sum of N and
 // the accelerated variant's rare re-bases.

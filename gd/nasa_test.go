@@ -42,7 +42,7 @@ func randomSparse(rng *rand.Rand, n, d, smin, smax int, mean, noise, bias float6
 
 func squaredLoss() loss.Loss { return &loss.Squared{Range: loss.LabelRange{Min: -1e9, Max: 1e9}} }
 
-// TestVariationIncremental: the O(s) ‖δ̄_t‖² (sketches.md §8) equals the
+// TestVariationIncremental: the O(s) ‖δ̄_t‖² (docs/algorithms.md §8) equals the
 // direct O(d) computation from the dense running sum, step by step, across
 // many exact re-sums of ‖G‖²: 10⁵ steps of sparse zero-mean gradients, and
 // of sparse gradients with a large common mean; then 2·10⁴ steps of
@@ -151,7 +151,7 @@ func newLoss(name string) loss.Loss {
 	return squaredLoss()
 }
 
-// stepConfigs are the seed 001 steps with constants that move the model
+// stepConfigs are the Ouyang & Gray (KDD 2012) steps with constants that move the model
 // visibly on oracleData.
 var stepConfigs = []struct {
 	rule string

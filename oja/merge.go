@@ -30,7 +30,7 @@ func (o *Sketch) Basis() ([]float64, int) {
 
 // Merge implements sparse.SketchMerger. The parts' eigen-directions,
 // weighted by their eigenvalue estimates (Basis), are stacked and shrunk
-// once as Frequent Directions shrinks a full buffer (seed 002 Alg. 7),
+// once as Frequent Directions shrinks a full buffer (Luo et al. (JMLR 2019), Alg. 7),
 // here for a sketch of m rows: the stack's top m right singular vectors
 // become Z (orthonormal rows, so F = chol(K)⁻¹ ≈ I), with eigenvalue
 // estimates E′ = λ_{1:m} − λ_{m+1}, Λ = E′/t over the merged round count t.
@@ -157,7 +157,7 @@ func (o *Sketch) Merge(ms *sparse.SketchMerge) error {
 
 // orthogonalRows reports whether the Gram matrix G (n×n) is diagonal to
 // rounding: |G_ab| ≤ 1e-10·√(G_aa·G_bb) for a ≠ b (FKFᵀ = I holds to
-// 1e-10, sketches.md §9 C).
+// 1e-10, docs/algorithms.md §9 C).
 func orthogonalRows(G []float64, n int) bool {
 	for a := 0; a < n; a++ {
 		for b := 0; b < a; b++ {

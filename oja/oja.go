@@ -1,9 +1,9 @@
-// Package oja is the sparse Oja sketch of Luo, Agarwal, Cesa-Bianchi and
-// Langford, "Efficient Second Order Online Learning by Sketching" (NIPS
-// 2016): Oja's streaming eigenvector update (Eq. 4, Alg. 3) kept in the
+// Package oja is the sparse Oja sketch of Haipeng Luo, Alekh Agarwal,
+// Nicolò Cesa-Bianchi and John Langford, "Efficient Second Order Online
+// Learning by Sketching", NIPS 2016: Oja's streaming eigenvector update (Eq. 4, Alg. 3) kept in the
 // factored form V = F·Z of Alg. 5, so that each example costs O(ms + m²)
 // (the Decompose step in the O(m²) semiseparable-Cholesky form of
-// sketches.md §3) and only the rare re-basing touches every seen feature.
+// docs/algorithms.md §3) and only the rare re-basing touches every seen feature.
 //
 // Initialisation. Alg. 3 starts from any V with orthonormal rows. A dense
 // random V over all 2^b slots costs O(m·2^b) time and memory — the reason
@@ -41,14 +41,14 @@ type Config struct {
 	// accumulated energy). 0 means DefaultStepCap; +Inf disables it.
 	StepCap float64
 	// Theta bounds the condition estimate ‖K‖_F·‖F‖_F² before re-basing
-	// (sketches.md §3; 1e4 was verified).
+	// (docs/algorithms.md §3; 1e4 was verified).
 	Theta float64
 	// Cholesky selects the O(m³) Decompose (Cholesky of FKFᵀ) instead of
 	// the O(m²) semiseparable one; they agree, the flag exists for tests.
 	Cholesky bool
 }
 
-// DefaultTheta is the re-basing threshold verified in sketches.md §10.
+// DefaultTheta is the re-basing threshold verified in docs/algorithms.md §10.
 const DefaultTheta = 1e4
 
 // Bounds on κ = ‖ĝ‖² of an update (fd's): outside them ĝ counts as zero.
@@ -62,7 +62,7 @@ const (
 // large gradients (ill-conditioned data, early rounds) a single example
 // otherwise replaces the leading row by itself, and the subspace thrashes
 // until 1/t has decayed enough — longer the larger the data's scale. On
-// the seed 004 §5.1 benchmark (m = 10) the cap took the spread of the
+// the Luo et al. (NIPS 2016), §5.1 benchmark (m = 10) the cap took the spread of the
 // progressive error over κ = 10…200 from 1.3 to about 0.5 pp (0.15–0.25
 // were equally good; 0.05 was too slow). Since ‖ĝ_t‖ is bounded, the cap
 // stops binding once 1/t is small, so Γ stays Θ(1/t) as Alg. 3 asks.
@@ -303,7 +303,7 @@ func (o *Sketch) maybeAppend(st *sparse.Step, h sparse.Host) {
 }
 
 // decomposeRankOne sets F ← L⁻¹F where LLᵀ = I + uuᵀ, in O(p²) using the
-// semiseparable structure of L (sketches.md §3): L_kk = c_k, L_ik = u_i·q_k.
+// semiseparable structure of L (docs/algorithms.md §3): L_kk = c_k, L_ik = u_i·q_k.
 func (o *Sketch) decomposeRankOne(u []float64) {
 	m, p := o.cfg.M, o.p
 	acc := o.acc[:p] // Σ_{j<k} q_j F′_j

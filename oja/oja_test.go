@@ -42,7 +42,7 @@ func newPair(t *testing.T, c setup, cfg Config) (*sparse.SON, *Sketch, *dense.SO
 	return sp, sk, dn
 }
 
-// TestMatchesDense is the closed-loop oracle of sketches.md §9 A: sparse
+// TestMatchesDense is the closed-loop oracle of docs/algorithms.md §9 A: sparse
 // Oja-SON and the dense Alg. 1 + Alg. 3 give the same predictions at every
 // step (1e-9 relative) and the same final weights, over 1000 steps.
 //
@@ -53,7 +53,7 @@ func newPair(t *testing.T, c setup, cfg Config) (*sparse.SON, *Sketch, *dense.SO
 // float64 pair can agree to 1e-9 there. Squared loss is therefore checked
 // over 1000 steps with α ∈ {8, 16}, where the same perturbation moves the
 // dense predictions by at most 3e-12 yet E = tΛ ≫ α (the sketch dominates
-// A_t), and with α ∈ {0.5, 1} over sketches.md §10's horizon of 300 steps.
+// A_t), and with α ∈ {0.5, 1} over docs/algorithms.md §10's horizon of 300 steps.
 func TestMatchesDense(t *testing.T) {
 	type tc struct {
 		setup
@@ -317,7 +317,7 @@ func TestPredictIsNextLearnPrediction(t *testing.T) {
 	}
 }
 
-// TestEtaPower: the to-sketch scale with η_t = η₀/t (seed 002's choice)
+// TestEtaPower: the to-sketch scale with η_t = η₀/t (Luo et al.'s (JMLR 2019) choice)
 // agrees with the dense reference as η₀/√t does.
 func TestEtaPower(t *testing.T) {
 	for _, lossName := range []string{"logistic", "squared"} {

@@ -1,17 +1,17 @@
-// Package rp is the sparse Gaussian random-projection sketch of Luo,
-// Agarwal, Cesa-Bianchi and Langford, "Efficient Second Order Online
-// Learning by Sketching" (NIPS 2016, seed 004 §3, "Random Projection"),
-// written for the split-weight SON core of package sparse (sketches.md §2
-// and §5).
+// Package rp is the sparse Gaussian random-projection sketch of Haipeng
+// Luo, Alekh Agarwal, Nicolò Cesa-Bianchi and John Langford, "Efficient
+// Second Order Online Learning by Sketching", NIPS 2016 (§3, "Random
+// Projection"), written for the split-weight SON core of package sparse
+// (docs/algorithms.md §2 and §5).
 //
 // The sketch is S_t = S_{t−1} + r_t ĝ_tᵀ (m×d), r_t ~ N(0, I_m/m) i.i.d.,
 // so that E[S_tᵀS_t] = Σ_s ĝ_sĝ_sᵀ = G_tᵀG_t. The paper writes the entries'
 // distribution as "N(0, 1/√m)", which reads either as variance 1/√m or as
 // standard deviation 1/√m; only standard deviation 1/√m (variance 1/m)
 // makes SᵀS an unbiased estimate of GᵀG, so that is what is drawn
-// (sketches.md §5 reads it the same way).
+// (docs/algorithms.md §5 reads it the same way).
 //
-// Factored form (sketches.md §2): S = Z with F = I and E absent, so the
+// Factored form (docs/algorithms.md §2): S = Z with F = I and E absent, so the
 // matrix M of SᵀHS = ZᵀMZ is H = (αI + SSᵀ)⁻¹ itself. Each update is one
 // rank-one absorb Z ← Z + r ĝᵀ (Host.Absorb with δ = r, O(ms)), and
 // N = H⁻¹ = αI + SSᵀ changes by two rank-one terms,
@@ -19,18 +19,18 @@
 //	N ← N + q rᵀ + r qᵀ,  q = c·z + (κ/2)·r,
 //
 // with z = Z_{t−1}x̃ (so c·z = S_{t−1}ĝ) and κ = ‖ĝ‖². H follows by the
-// Woodbury identity in O(m²) — sketches.md §5 writes the rank-two term
+// Woodbury identity in O(m²) — docs/algorithms.md §5 writes the rank-two term
 // with U = [q r], C = [[0,1],[1,0]]; the same matrix is used here in the
 // basis U = [c·z, r], which avoids a cancellation (see woodbury, and
 // TestWoodburyForms for the measurement) — or, with Config.Cholesky, by
-// H = N⁻¹ through a Cholesky factorisation, O(m³) (sketches.md §10 found
+// H = N⁻¹ through a Cholesky factorisation, O(m³) (docs/algorithms.md §10 found
 // it more accurate in the ill-conditioned regime; TestHardRegime agrees,
 // mildly). The Woodbury path also re-derives H from N by Cholesky every
 // Config.Refresh updates, which bounds the drift ‖HN − I‖. Per example the
 // sketch costs O(ms) for the absorb plus O(m²) (Woodbury) or O(m³).
 //
 // The paper allows α = 0 (a pseudo-inverse, its Appendix D) for exact
-// invariance; that variant is untested (sketches.md §10), so α > 0 is
+// invariance; that variant is untested (docs/algorithms.md §10), so α > 0 is
 // required.
 //
 // Randomness: r_t comes from a PCG generator (math/rand/v2) seeded by
@@ -419,7 +419,7 @@ func (s *Sketch) Update(st *sparse.Step, h sparse.Host) {
 // woodbury sets H ← (N + qrᵀ + rqᵀ)⁻¹ by the Woodbury identity in O(m²) and
 // reports whether it did. The rank-two term is written in the basis
 // U = [a r], a = c·z = S_{t−1}ĝ, as U C Uᵀ with C = [[0,1],[1,κ]]
-// (C⁻¹ = [[−κ,1],[1,0]]), which is the same matrix as sketches.md §5's
+// (C⁻¹ = [[−κ,1],[1,0]]), which is the same matrix as docs/algorithms.md §5's
 // U = [q r], C = [[0,1],[1,0]]. Then
 //
 //	H' = H − HU K⁻¹ UᵀH,  K = C⁻¹ + UᵀHU = [[aᵀHa − κ, 1 + aᵀHr], [1 + aᵀHr, rᵀHr]].
@@ -445,7 +445,7 @@ func (s *Sketch) woodbury(c float64, z []float64, kap float64) bool {
 		}
 	}
 	shift := kap
-	if s.qform { // test-only: sketches.md's U = [q r], C = [[0,1],[1,0]]
+	if s.qform { // test-only: docs/algorithms.md's U = [q r], C = [[0,1],[1,0]]
 		copy(a, s.q)
 		shift = 0
 	}

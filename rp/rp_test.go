@@ -91,7 +91,7 @@ func run(t *testing.T, sp *sparse.SON, dn *dense.SON, data []sparse.Example, tol
 	return worst
 }
 
-// TestMatchesDense is the closed-loop oracle of sketches.md §9 A: sparse
+// TestMatchesDense is the closed-loop oracle of docs/algorithms.md §9 A: sparse
 // RP-SON and dense Alg. 1 with an explicit S fed the same r stream predict
 // the same at every step (1e-9 relative) and end with the same weights,
 // for the Woodbury and the Cholesky H alike.
@@ -182,7 +182,7 @@ func TestHardRegime(t *testing.T) {
 }
 
 // TestWoodburyForms backs the choice of basis documented on woodbury: on a
-// hard-regime squared-loss stream, the [q r] form of sketches.md §5 lets H
+// hard-regime squared-loss stream, the [q r] form of docs/algorithms.md §5 lets H
 // drift from N⁻¹ by orders of magnitude more than the [cz r] form used.
 func TestWoodburyForms(t *testing.T) {
 	c := setup{d: 50, m: 5, s: 5, lossName: "squared", alpha: 0.1, C: 2, spread: 1.5, seed: 8}

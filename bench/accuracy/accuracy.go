@@ -1,5 +1,7 @@
 // Package accuracy is the accuracy suite of go run ./bench; it builds the
-// accuracy table of issue 4 / seed 002 Table 2: one pass over each shared
+// accuracy table of issue 4 in the manner of Table 2 of Luo Luo, Cheng
+// Chen, Zhihua Zhang, Wu-Jun Li, Tong Zhang, "Robust Frequent Directions
+// with Application in Online Learning", JMLR 20, 2019: one pass over each shared
 // binary training set, test accuracy of every learner with its defaults
 // (no flag beyond the sketch: what a user who tunes nothing gets) and of
 // AdaGrad, Oja-SON, FD-SON and RP-SON at their best α₀ (AdaGrad: learning
@@ -20,10 +22,10 @@ package accuracy
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
-	"sync"
 
 	"github.com/sparseson/sparseson/bench/internal/run"
 )
@@ -50,6 +52,22 @@ func learners(m string) []learner {
 	}
 }
 
+// key names one row of the tables: a learner at one m on one dataset.
+type key struct{ loss, ds, m, learner string }
+
+// cell is a key's best accuracy and the j that gave it.
+type cell struct {
+	acc float64
+	j   int
+}
+
+// results are the accuracy and the progressive error (%) of every run,
+// per key and j, and the keys in the order of the CSV.
+type results struct {
+	order     []key
+	acc, prog map[key]map[int]float64
+}
+
 // Main runs the suite with its command-line arguments.
 func Main(env *run.Env, args []string) error {
 	fs := flag.NewFlagSet("accuracy", flag.ContinueOnError)
@@ -71,186 +89,241 @@ func Main(env *run.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	type key struct{ loss, ds, m, learner string }
-	type cell struct {
-		acc float64
-		j   int
+	lossNames := strings.Split(*losses, ",")
+	r, err := sweep(env, bin, lossNames, *sets, *jlo, *jhi)
+	if err != nil {
+		return err
 	}
-	var mu sync.Mutex
-	all := map[key]map[int]float64{}
-	prog := map[key]map[int]float64{} // progressive error (%)
-	type job struct {
-		cost float64
-		fn   func() error
+	best, err := writeCSV(env, r)
+	if err != nil {
+		return err
 	}
-	var jobs []job
-	var order []key
-	for _, lossName := range strings.Split(*losses, ",") {
-		for _, ds := range run.Datasets {
-			if *sets != "" && !strings.Contains(","+*sets+",", ","+ds.Name+",") {
-				continue
+	report(lossNames, best, r.prog)
+	return nil
+}
+
+// entry is one learner of the grid: a learner of learners(m) under one loss.
+type entry struct {
+	loss, m string
+	l       learner
+}
+
+// sweep runs the grid (loss, m, learner) × datasets × 2^j: m = 10, and
+// 20 and 50 on news20 and w8a; AdaGrad at m = 10 only; the rate swept
+// over jlo…jhi for the starred learners, j = 0 for the others.
+func sweep(env *run.Env, bin string, lossNames []string, sets string, jlo, jhi int) (results, error) {
+	var datasets []run.Dataset
+	var trains, tests []string
+	for _, ds := range run.Datasets {
+		if sets != "" && !strings.Contains(","+sets+",", ","+ds.Name+",") {
+			continue
+		}
+		train, test, err := env.Paths(ds.Name, "vw")
+		if err != nil {
+			return results{}, err
+		}
+		datasets, trains, tests = append(datasets, ds), append(trains, train), append(tests, test)
+	}
+	ms := func(ds string) []string {
+		if ds == "news20" || ds == "w8a" {
+			return []string{"10", "20", "50"}
+		}
+		return []string{"10"}
+	}
+	var entries []entry
+	for _, lossName := range lossNames {
+		for _, m := range []string{"10", "20", "50"} {
+			for _, l := range learners(m) {
+				if !strings.HasPrefix(l.name, "AdaGrad") || m == "10" {
+					entries = append(entries, entry{lossName, m, l})
+				}
 			}
-			ms := []string{"10"}
-			if ds.Name == "news20" || ds.Name == "w8a" {
-				ms = []string{"10", "20", "50"}
+		}
+	}
+	var swept []int
+	for j := jlo; j <= jhi; j++ {
+		swept = append(swept, j)
+	}
+	res, err := run.Grid{
+		Learners: len(entries), Sets: len(datasets),
+		Js: func(e int) []int {
+			if entries[e].l.rate == "" {
+				return []int{0}
 			}
-			train, test, err := env.Paths(ds.Name, "vw")
-			if err != nil {
-				return err
+			return swept
+		},
+		Skip: func(c run.Cell) bool { return !slices.Contains(ms(datasets[c.Set].Name), entries[c.Learner].m) },
+		// The slow jobs (FD variants, large m, news20) first, so the pool stays busy.
+		Cost: func(c run.Cell) float64 {
+			ds, e := datasets[c.Set].Name, entries[c.Learner]
+			cost := float64(len(ds)) // any order among the cheap ones
+			if ds == "news20" {
+				cost *= 100
 			}
-			for _, m := range ms {
-				for _, l := range learners(m) {
-					if strings.HasPrefix(l.name, "AdaGrad") && m != "10" {
+			if strings.Contains(e.l.name, "FD") {
+				cost *= 10
+			}
+			return cost * float64(len(e.m)*len(e.m))
+		},
+		Do: func(c run.Cell) ([]float64, error) {
+			e := entries[c.Learner]
+			flags := append([]string{"--loss_function", e.loss}, e.l.flags...)
+			if e.l.rate != "" {
+				flags = append(flags, e.l.rate, run.Pow2(c.J))
+			}
+			a, p, err := run.AccuracyProgressive(bin, trains[c.Set], tests[c.Set], flags...)
+			return []float64{a, p}, err
+		},
+	}.Run()
+	if err != nil {
+		return results{}, err
+	}
+	r := results{acc: map[key]map[int]float64{}, prog: map[key]map[int]float64{}}
+	for _, lossName := range lossNames {
+		for di, ds := range datasets {
+			for _, m := range ms(ds.Name) {
+				for ei, e := range entries {
+					if e.loss != lossName || e.m != m {
 						continue
 					}
-					k := key{lossName, ds.Name, m, l.name}
-					order = append(order, k)
-					all[k] = map[int]float64{}
-					prog[k] = map[int]float64{}
-					js := []int{0}
-					if l.rate != "" {
-						js = nil
-						for j := *jlo; j <= *jhi; j++ {
-							js = append(js, j)
+					k := key{lossName, ds.Name, m, e.l.name}
+					r.order = append(r.order, k)
+					r.acc[k], r.prog[k] = map[int]float64{}, map[int]float64{}
+					for c, v := range res {
+						if c.Learner == ei && c.Set == di {
+							r.acc[k][c.J], r.prog[k][c.J] = v[0], v[1]
 						}
-					}
-					for _, j := range js {
-						l, j, k := l, j, k
-						cost := float64(len(ds.Name)) // any order among the cheap ones
-						if ds.Name == "news20" {
-							cost *= 100
-						}
-						if strings.Contains(l.name, "FD") {
-							cost *= 10
-						}
-						jobs = append(jobs, job{cost * float64(len(m)*len(m)), func() error {
-							flags := append([]string{"--loss_function", k.loss}, l.flags...)
-							if l.rate != "" {
-								flags = append(flags, l.rate, run.Pow2(j))
-							}
-							a, p, err := run.AccuracyProgressive(bin, train, test, flags...)
-							if err != nil {
-								return err
-							}
-							mu.Lock()
-							all[k][j] = a
-							prog[k][j] = p
-							mu.Unlock()
-							return nil
-						}})
 					}
 				}
 			}
 		}
 	}
-	// The slow jobs (FD variants, large m, news20) first, so the pool stays busy.
-	sort.SliceStable(jobs, func(i, j int) bool { return jobs[i].cost > jobs[j].cost })
-	fns := make([]func() error, len(jobs))
-	for i := range jobs {
-		fns[i] = jobs[i].fn
-	}
-	if err := run.Parallel(fns); err != nil {
-		return err
-	}
+	return r, nil
+}
+
+// writeCSV writes accuracy.csv (the runs of each key by j) and returns
+// each key's best accuracy, the smaller j on a tie.
+func writeCSV(env *run.Env, r results) (map[key]cell, error) {
 	var csv strings.Builder
 	fmt.Fprintln(&csv, "loss,dataset,m,learner,log2alpha,accuracy,progressive_error")
 	best := map[key]cell{}
-	for _, k := range order {
+	for _, k := range r.order {
 		b := cell{acc: math.Inf(-1)}
-		for j, a := range all[k] {
-			if err := env.Finite(fmt.Sprintf("accuracy %v j=%d", k, j), a, prog[k][j]); err != nil {
-				return err
+		for _, j := range slices.Sorted(maps.Keys(r.acc[k])) {
+			a, p := r.acc[k][j], r.prog[k][j]
+			if err := env.Finite(fmt.Sprintf("accuracy %v j=%d", k, j), a, p); err != nil {
+				return nil, err
 			}
-			fmt.Fprintf(&csv, "%s,%s,%s,%s,%d,%.2f,%.2f\n", k.loss, k.ds, k.m, k.learner, j, a, prog[k][j])
+			fmt.Fprintf(&csv, "%s,%s,%s,%s,%d,%.2f,%.2f\n", k.loss, k.ds, k.m, k.learner, j, a, p)
 			if a > b.acc || (a == b.acc && j < b.j) {
 				b = cell{a, j}
 			}
 		}
 		best[k] = b
 	}
-	if err := env.Write("accuracy.csv", []byte(csv.String())); err != nil {
-		return err
-	}
+	return best, env.Write("accuracy.csv", []byte(csv.String()))
+}
+
+// report prints, per loss, the accuracy table, the defaults' progressive
+// error and the best sketch of each dataset against liblinear.
+func report(lossNames []string, best map[key]cell, prog map[key]map[int]float64) {
 	var names []string
 	for _, l := range learners("10") {
 		names = append(names, l.name)
 	}
-	for _, lossName := range strings.Split(*losses, ",") {
-		fmt.Printf("\nTest accuracy (%%), one pass, %s loss; defaults as they are, * at the best α₀ (AdaGrad: -l) = 2^j (j in parentheses)\n", lossName)
-		fmt.Printf("%-15s %3s %9s", "dataset", "m", "liblinear")
-		for _, n := range names {
-			fmt.Printf(" | %-12s", n)
-		}
-		fmt.Printf(" | best default sketch − AdaGrad\n")
-		for _, ds := range run.Datasets {
-			for _, m := range []string{"10", "20", "50"} {
-				if _, ok := best[key{lossName, ds.Name, m, "Oja"}]; !ok {
-					continue
-				}
-				fmt.Printf("%-15s %3s %9.2f", ds.Name, m, ds.Liblinear)
-				bestSketch := math.Inf(-1)
-				for _, n := range names {
-					c, ok := best[key{lossName, ds.Name, m, n}]
-					if !ok {
-						fmt.Printf(" | %-12s", "")
-						continue
-					}
-					if !strings.HasSuffix(n, "*") {
-						if !strings.HasPrefix(n, "AdaGrad") {
-							bestSketch = math.Max(bestSketch, c.acc)
-						}
-						fmt.Printf(" | %-12s", fmt.Sprintf("%.2f", c.acc))
-						continue
-					}
-					fmt.Printf(" | %-12s", fmt.Sprintf("%.2f (%d)", c.acc, c.j))
-				}
-				fmt.Printf(" | %+.2f\n", bestSketch-best[key{lossName, ds.Name, "10", "AdaGrad"}].acc)
-			}
-		}
-		fmt.Printf("\nOne-pass progressive error (%%), %s loss, the learners at their defaults\n", lossName)
-		fmt.Printf("%-15s %3s", "dataset", "m")
-		var plain []string
-		for _, n := range names {
-			if !strings.HasSuffix(n, "*") {
-				plain = append(plain, n)
-				fmt.Printf(" | %-8s", n)
-			}
-		}
-		fmt.Println()
-		for _, ds := range run.Datasets {
-			for _, m := range []string{"10", "20", "50"} {
-				if _, ok := best[key{lossName, ds.Name, m, "Oja"}]; !ok {
-					continue
-				}
-				fmt.Printf("%-15s %3s", ds.Name, m)
-				for _, n := range plain {
-					p, ok := prog[key{lossName, ds.Name, m, n}][0]
-					if !ok {
-						fmt.Printf(" | %-8s", "")
-						continue
-					}
-					fmt.Printf(" | %-8.2f", p)
-				}
-				fmt.Println()
-			}
-		}
-		fmt.Printf("\nBest sketch against liblinear, %s loss: the best test accuracy of any sketch (Oja, FD, fast FD, RFD, fast RFD, RP) at any m, default or best α₀ (on the test set)\n", lossName)
-		fmt.Printf("%-15s %9s %10s %-22s %7s\n", "dataset", "liblinear", "best", "(learner, m)", "gap")
-		for _, ds := range run.Datasets {
-			bk, bc := key{}, cell{acc: math.Inf(-1)}
-			for k, c := range best {
-				if k.loss != lossName || k.ds != ds.Name || strings.HasPrefix(k.learner, "AdaGrad") {
-					continue
-				}
-				if c.acc > bc.acc || (c.acc == bc.acc && k.learner+k.m < bk.learner+bk.m) {
-					bk, bc = k, c
-				}
-			}
-			if math.IsInf(bc.acc, -1) {
+	for _, lossName := range lossNames {
+		accuracyTable(lossName, names, best)
+		progressiveTable(lossName, names, best, prog)
+		againstLiblinear(lossName, best)
+	}
+}
+
+// accuracyTable prints the test accuracy of every learner at its default
+// and at its best 2^j.
+func accuracyTable(lossName string, names []string, best map[key]cell) {
+	fmt.Printf("\nTest accuracy (%%), one pass, %s loss; defaults as they are, * at the best α₀ (AdaGrad: -l) = 2^j (j in parentheses)\n", lossName)
+	fmt.Printf("%-15s %3s %9s", "dataset", "m", "liblinear")
+	for _, n := range names {
+		fmt.Printf(" | %-12s", n)
+	}
+	fmt.Printf(" | best default sketch − AdaGrad\n")
+	for _, ds := range run.Datasets {
+		for _, m := range []string{"10", "20", "50"} {
+			if _, ok := best[key{lossName, ds.Name, m, "Oja"}]; !ok {
 				continue
 			}
-			fmt.Printf("%-15s %9.2f %10.2f %-22s %+7.2f\n", ds.Name, ds.Liblinear, bc.acc, "("+bk.learner+", m="+bk.m+")", bc.acc-ds.Liblinear)
+			fmt.Printf("%-15s %3s %9.2f", ds.Name, m, ds.Liblinear)
+			bestSketch := math.Inf(-1)
+			for _, n := range names {
+				c, ok := best[key{lossName, ds.Name, m, n}]
+				if !ok {
+					fmt.Printf(" | %-12s", "")
+					continue
+				}
+				if !strings.HasSuffix(n, "*") {
+					if !strings.HasPrefix(n, "AdaGrad") {
+						bestSketch = math.Max(bestSketch, c.acc)
+					}
+					fmt.Printf(" | %-12s", fmt.Sprintf("%.2f", c.acc))
+					continue
+				}
+				fmt.Printf(" | %-12s", fmt.Sprintf("%.2f (%d)", c.acc, c.j))
+			}
+			fmt.Printf(" | %+.2f\n", bestSketch-best[key{lossName, ds.Name, "10", "AdaGrad"}].acc)
 		}
 	}
-	return nil
+}
+
+// progressiveTable prints the one-pass progressive error of the
+// learners at their defaults.
+func progressiveTable(lossName string, names []string, best map[key]cell, prog map[key]map[int]float64) {
+	fmt.Printf("\nOne-pass progressive error (%%), %s loss, the learners at their defaults\n", lossName)
+	fmt.Printf("%-15s %3s", "dataset", "m")
+	var plain []string
+	for _, n := range names {
+		if !strings.HasSuffix(n, "*") {
+			plain = append(plain, n)
+			fmt.Printf(" | %-8s", n)
+		}
+	}
+	fmt.Println()
+	for _, ds := range run.Datasets {
+		for _, m := range []string{"10", "20", "50"} {
+			if _, ok := best[key{lossName, ds.Name, m, "Oja"}]; !ok {
+				continue
+			}
+			fmt.Printf("%-15s %3s", ds.Name, m)
+			for _, n := range plain {
+				p, ok := prog[key{lossName, ds.Name, m, n}][0]
+				if !ok {
+					fmt.Printf(" | %-8s", "")
+					continue
+				}
+				fmt.Printf(" | %-8.2f", p)
+			}
+			fmt.Println()
+		}
+	}
+}
+
+// againstLiblinear prints the best sketch of each dataset against
+// liblinear's batch accuracy.
+func againstLiblinear(lossName string, best map[key]cell) {
+	fmt.Printf("\nBest sketch against liblinear, %s loss: the best test accuracy of any sketch (Oja, FD, fast FD, RFD, fast RFD, RP) at any m, default or best α₀ (on the test set)\n", lossName)
+	fmt.Printf("%-15s %9s %10s %-22s %7s\n", "dataset", "liblinear", "best", "(learner, m)", "gap")
+	for _, ds := range run.Datasets {
+		bk, bc := key{}, cell{acc: math.Inf(-1)}
+		for k, c := range best {
+			if k.loss != lossName || k.ds != ds.Name || strings.HasPrefix(k.learner, "AdaGrad") {
+				continue
+			}
+			if c.acc > bc.acc || (c.acc == bc.acc && k.learner+k.m < bk.learner+bk.m) {
+				bk, bc = k, c
+			}
+		}
+		if math.IsInf(bc.acc, -1) {
+			continue
+		}
+		fmt.Printf("%-15s %9.2f %10.2f %-22s %+7.2f\n", ds.Name, ds.Liblinear, bc.acc, "("+bk.learner+", m="+bk.m+")", bc.acc-ds.Liblinear)
+	}
 }

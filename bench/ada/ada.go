@@ -9,9 +9,14 @@
 // over the sets and the shortfall against default AdaGrad on news20 and
 // w8a — the table the default η was chosen from.
 //
-// -part regression: seed 000 §5.2's online regression (regression.go).
+// -part regression: the online regression of Yuanyu Wan, Lijun Zhang,
+// "Efficient Adaptive Online Learning via Frequent Directions", IEEE
+// TPAMI 2022, §5.2 (regression.go).
 //
-// -part sketchy: seed 003's comparison on a dense shared set (sketchy.go).
+// -part sketchy: the comparison of Sifan Yang, Yuanyu Wan, Peijia Li, Yibo
+// Wang, Xiao Zhang, Zhewei Wei, Lijun Zhang, "Dimension-Free Adaptive
+// Subgradient Methods with Frequent Directions", ICML 2025, §6, on a
+// dense shared set (sketchy.go).
 //
 // Results are written to -out as ada_accuracy.csv, ada_regression*.csv
 // (with the regret curves of the best runs, ada_regression_curves.csv)
@@ -26,7 +31,6 @@ import (
 	"math"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/sparseson/sparseson/bench/internal/run"
 )
@@ -113,74 +117,87 @@ func Main(env *run.Env, args []string) error {
 }
 
 // noRate marks a run at the learner's default η.
-const noRate = math.MinInt32
+const noRate = run.Default
+
+// adaKey names one accuracy: a learner on a dataset at η = 2^j (or noRate).
+type adaKey struct {
+	ds, learner string
+	j           int
+}
 
 func accuracy(env *run.Env, bin, sets, m, only string, jlo, jhi int) error {
 	re, err := regexp.Compile(only)
 	if err != nil {
 		return fmt.Errorf("-learners: %w", err)
 	}
-	pick := func(ls []learner) []learner {
-		var out []learner
-		for _, l := range ls {
-			if l.name == "AdaGrad" || re.MatchString(l.name) {
-				out = append(out, l)
-			}
+	var ls []learner
+	for _, l := range append([]learner{{"AdaGrad", nil}}, eight(m)...) {
+		if l.name == "AdaGrad" || re.MatchString(l.name) {
+			ls = append(ls, l)
 		}
-		return out
 	}
-	type key struct {
-		ds, learner string
-		j           int
+	var names []string
+	for _, l := range ls {
+		names = append(names, l.name)
 	}
-	var mu sync.Mutex
-	acc := map[key]float64{}
-	var jobs []func() error
-	var dsNames []string
+	acc, dsNames, err := accuracySweep(env, bin, sets, ls, jlo, jhi)
+	if err != nil {
+		return err
+	}
+	if err := accuracyCSV(env, acc, dsNames, names, jlo, jhi); err != nil {
+		return err
+	}
+	accuracyTable(acc, dsNames, names, m, jlo, jhi)
+	if jlo <= jhi {
+		etaChoice(acc, dsNames, names, jlo, jhi)
+	}
+	return nil
+}
+
+// accuracySweep runs the grid learners × datasets × (default η, 2^j).
+// (news20 comes first in run.Datasets: the slow jobs start first.)
+func accuracySweep(env *run.Env, bin, sets string, ls []learner, jlo, jhi int) (map[adaKey]float64, []string, error) {
+	var dsNames, trains, tests []string
 	for _, ds := range run.Datasets {
 		if sets != "" && !strings.Contains(","+sets+",", ","+ds.Name+",") {
 			continue
 		}
-		dsNames = append(dsNames, ds.Name)
 		train, test, err := env.Paths(ds.Name, "vw")
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		ls := pick(append([]learner{{"AdaGrad", nil}}, eight(m)...))
-		for _, l := range ls {
-			js := []int{noRate}
-			for j := jlo; j <= jhi; j++ {
-				js = append(js, j)
-			}
-			for _, j := range js {
-				k := key{ds.Name, l.name, j}
-				flags := append([]string{"--loss_function", "logistic"}, l.flags...)
-				if j != noRate {
-					flags = append(flags, "-l", run.Pow2(j))
-				}
-				jobs = append(jobs, func() error {
-					a, err := run.Accuracy(bin, train, test, flags...)
-					if err != nil {
-						return err
-					}
-					mu.Lock()
-					acc[k] = a
-					mu.Unlock()
-					return nil
-				})
-			}
-		}
+		dsNames, trains, tests = append(dsNames, ds.Name), append(trains, train), append(tests, test)
 	}
-	// (news20 comes first in run.Datasets: the slow jobs start first.)
-	if err := run.Parallel(jobs); err != nil {
-		return err
+	js := []int{noRate}
+	for j := jlo; j <= jhi; j++ {
+		js = append(js, j)
 	}
+	res, err := run.Grid{
+		Learners: len(ls), Sets: len(dsNames),
+		Js: func(int) []int { return js },
+		Do: func(c run.Cell) ([]float64, error) {
+			flags := append([]string{"--loss_function", "logistic"}, ls[c.Learner].flags...)
+			if c.J != noRate {
+				flags = append(flags, "-l", run.Pow2(c.J))
+			}
+			a, err := run.Accuracy(bin, trains[c.Set], tests[c.Set], flags...)
+			return []float64{a}, err
+		},
+	}.Run()
+	if err != nil {
+		return nil, nil, err
+	}
+	acc := map[adaKey]float64{}
+	for c, v := range res {
+		acc[adaKey{dsNames[c.Set], ls[c.Learner].name, c.J}] = v[0]
+	}
+	return acc, dsNames, nil
+}
+
+// accuracyCSV writes ada_accuracy.csv.
+func accuracyCSV(env *run.Env, acc map[adaKey]float64, dsNames, names []string, jlo, jhi int) error {
 	var csv strings.Builder
 	fmt.Fprintln(&csv, "dataset,learner,log2eta,accuracy")
-	var names []string
-	for _, l := range pick(append([]learner{{"AdaGrad", nil}}, eight(m)...)) {
-		names = append(names, l.name)
-	}
 	for _, ds := range dsNames {
 		for _, n := range names {
 			for j := jlo - 1; j <= jhi; j++ {
@@ -188,7 +205,7 @@ func accuracy(env *run.Env, bin, sets, m, only string, jlo, jhi int) error {
 				if j < jlo {
 					jj = noRate
 				}
-				if a, ok := acc[key{ds, n, jj}]; ok {
+				if a, ok := acc[adaKey{ds, n, jj}]; ok {
 					js := "default"
 					if jj != noRate {
 						js = fmt.Sprint(jj)
@@ -201,9 +218,12 @@ func accuracy(env *run.Env, bin, sets, m, only string, jlo, jhi int) error {
 			}
 		}
 	}
-	if err := env.Write("ada_accuracy.csv", []byte(csv.String())); err != nil {
-		return err
-	}
+	return env.Write("ada_accuracy.csv", []byte(csv.String()))
+}
+
+// accuracyTable prints the test accuracy of each learner at its default
+// η and at its best 2^j.
+func accuracyTable(acc map[adaKey]float64, dsNames, names []string, m string, jlo, jhi int) {
 	tau := m
 	if tau == "" {
 		tau = "default"
@@ -217,7 +237,7 @@ func accuracy(env *run.Env, bin, sets, m, only string, jlo, jhi int) error {
 	for _, ds := range dsNames {
 		fmt.Printf("%-15s", ds)
 		for _, n := range names {
-			fmt.Printf(" | %-13s", fmt.Sprintf("%.2f", acc[key{ds, n, noRate}]))
+			fmt.Printf(" | %-13s", fmt.Sprintf("%.2f", acc[adaKey{ds, n, noRate}]))
 		}
 		fmt.Println()
 		if jlo > jhi {
@@ -227,7 +247,7 @@ func accuracy(env *run.Env, bin, sets, m, only string, jlo, jhi int) error {
 		for _, n := range names {
 			best, bj := math.Inf(-1), 0
 			for j := jlo; j <= jhi; j++ {
-				if a := acc[key{ds, n, j}]; a > best {
+				if a := acc[adaKey{ds, n, j}]; a > best {
 					best, bj = a, j
 				}
 			}
@@ -235,26 +255,26 @@ func accuracy(env *run.Env, bin, sets, m, only string, jlo, jhi int) error {
 		}
 		fmt.Println()
 	}
+}
+
+// etaChoice prints what the default η was chosen from.
+func etaChoice(acc map[adaKey]float64, dsNames, names []string, jlo, jhi int) {
 	// The choice of the default η: per learner and η, the mean accuracy
 	// over the sets and the shortfall against default AdaGrad on news20
 	// and w8a (the acceptance sets; −2 pp is the bar).
-	if jlo > jhi {
-		return nil
-	}
 	fmt.Printf("\nPer learner and η = 2^j: mean accuracy over the %d sets / news20 − AdaGrad / w8a − AdaGrad (pp)\n", len(dsNames))
 	for _, n := range names[1:] {
 		fmt.Printf("%-11s", n)
 		for j := jlo; j <= jhi; j++ {
 			var sum float64
 			for _, ds := range dsNames {
-				sum += acc[key{ds, n, j}]
+				sum += acc[adaKey{ds, n, j}]
 			}
 			diff := func(ds string) float64 {
-				return acc[key{ds, n, j}] - acc[key{ds, "AdaGrad", noRate}]
+				return acc[adaKey{ds, n, j}] - acc[adaKey{ds, "AdaGrad", noRate}]
 			}
 			fmt.Printf(" | %d: %.2f/%+.1f/%+.1f", j, sum/float64(len(dsNames)), diff("news20"), diff("w8a"))
 		}
 		fmt.Println()
 	}
-	return nil
 }

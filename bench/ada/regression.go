@@ -2,7 +2,9 @@ package ada
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -17,7 +19,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Seed 000 §5.2, online regression: f_t(β) = |βᵀx_t − y_t| with
+// Wan & Zhang (TPAMI 2022), §5.2, online regression: f_t(β) = |βᵀx_t − y_t| with
 // y_t = β*ᵀx_t (noise-free, so the regret is the cumulative loss),
 // T = 10000, d = 500, β* = β̂/‖β̂‖ with β̂ ~ N(0, I), x_t ~ N(μ = 1, Σ),
 // λ_j(Σ) = 100·j^{−2}. The paper does not say which eigenvectors Σ has;
@@ -137,22 +139,59 @@ func regression(env *run.Env, bin string, T int, only string, adaFull bool) erro
 	if err != nil {
 		return err
 	}
-	cache := filepath.Join(dir, "regression.cache")
-	common := []string{"--quiet", "-b", "12", "--noconstant", "--loss_function", "quantile", "--quantile_tau", "0.5", "--cache_file", cache}
-	if _, err := run.Exec(bin, append(append([]string{}, common...), "-t", data)...); err != nil {
+	x := regExec{bin: bin, dir: dir, data: data, labels: labels}
+	x.common = []string{"--quiet", "-b", "12", "--noconstant", "--loss_function", "quantile", "--quantile_tau", "0.5", "--cache_file", filepath.Join(dir, "regression.cache")}
+	if _, err := run.Exec(bin, append(append([]string{}, x.common...), "-t", data)...); err != nil {
 		return err
 	}
 	want := func(g string) bool { return only == "" || strings.Contains(","+only+",", ","+g+",") }
+	runs := regGrid(env.Quick, want)
+	if err := x.exec(runs); err != nil {
+		return err
+	}
+	if want("main") && adaFull {
+		full, err := x.adaFull(bestRuns(runs))
+		runs = append(runs, full...)
+		if err != nil {
+			return err
+		}
+	}
+	best := bestRuns(runs)
+	if want("full") {
+		full, err := x.fullSize(best, T)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, full...)
+	}
+	if err := writeRegression(env, runs, only, T); err != nil {
+		return err
+	}
+	printRegression(best, T)
+	if want("tau") {
+		return printTau(env, best, runs, T)
+	}
+	return nil
+}
+
+// The updates' flags, and δ/2 for δ = 1 (M) and 10 (P).
+var (
+	upd  = map[string]string{"M": "--mirror_descent", "P": "--dual_averaging"}
+	half = map[string]string{"M": "0.5", "P": "5"}
+)
+
+// regGrid lists the runs of the groups wanted: main (each learner over
+// the η grid, both updates; FD-SON over α), tau (ADA-FD and ADA-FFD at
+// τ = 40…80, mirror descent). --quick runs one setting of each: the
+// plumbing, not the search (the figures suite asks for main and tau, 77
+// runs in full).
+func regGrid(quick bool, want func(string) bool) []*regRun {
 	var runs []*regRun
 	add := func(group, learner, update string, tau int, param string, flags ...string) {
 		runs = append(runs, &regRun{group: group, learner: learner, update: update, tau: tau, param: param, flags: flags})
 	}
-	upd := map[string]string{"M": "--mirror_descent", "P": "--dual_averaging"}
-	half := map[string]string{"M": "0.5", "P": "5"} // δ/2 for δ = 1 (M), 10 (P)
 	etas, alphaLo, alphaHi := etaGrid, -4, 6
-	if env.Quick {
-		// One setting of each run: the plumbing, not the search (the
-		// figures suite asks for main and tau, 77 runs in full).
+	if quick {
 		etas, alphaLo, alphaHi = []float64{1e-2}, 0, 0
 	}
 	for _, u := range []string{"M", "P"} {
@@ -181,106 +220,121 @@ func regression(env *run.Env, bin string, T int, only string, adaFull bool) erro
 			add("main", "FD-SON", "M", 20, "α="+a, "--fd", "-m", "20", "--diag=false", "--alpha", a)
 		}
 	}
-	exec := func(rs []*regRun) error {
-		var jobs []func() error
-		for _, r := range rs {
-			jobs = append(jobs, func() error {
-				raw := filepath.Join(dir, fmt.Sprintf("%p.raw", r))
-				args := append(append(append([]string{}, common...), r.flags...), "-r", raw, data)
-				res, err := run.Exec(bin, args...)
-				if err != nil {
-					return err
-				}
-				l, curve, err := cumulativeLoss(raw, labels)
-				r.loss, r.curve, r.cpu = l, curve, res.CPU
-				os.Remove(raw)
+	return runs
+}
+
+// regExec runs the regression's runs on its data.
+type regExec struct {
+	bin, dir, data string
+	labels         []float64
+	common         []string // flags of every run: the loss, the cache
+}
+
+// exec runs rs on all cores, filling in each one's loss, curve and CPU time.
+func (x regExec) exec(rs []*regRun) error {
+	var jobs []func() error
+	for _, r := range rs {
+		jobs = append(jobs, func() error {
+			raw := filepath.Join(x.dir, fmt.Sprintf("%p.raw", r))
+			args := append(append(append([]string{}, x.common...), r.flags...), "-r", raw, x.data)
+			res, err := run.Exec(x.bin, args...)
+			if err != nil {
 				return err
-			})
-		}
-		return run.Parallel(jobs)
-	}
-	if err := exec(runs); err != nil {
-		return err
-	}
-	// ADA-FULL costs O(d³) per example (≈ 6 CPU-minutes a run here), so
-	// it is not run over the whole grid: first at ADA-FD's best η (same
-	// update) and its two neighbours on the grid, then one step further
-	// while the best is at the edge of the η tried.
-	if want("main") && adaFull {
-		best := bestRuns(runs)
-		for _, u := range []string{"M", "P"} {
-			tried := map[int]*regRun{}
-			var tryErr error
-			try := func(idxs ...int) {
-				var rs []*regRun
-				for _, i := range idxs {
-					if i < 0 || i >= len(etaGrid) || tried[i] != nil {
-						continue
-					}
-					e := fmtG(etaGrid[i])
-					r := &regRun{group: "main", learner: "ADA-FULL", update: u, param: e, flags: []string{"--ada_full", upd[u], "--delta", half[u], "-l", e}}
-					tried[i] = r
-					rs = append(rs, r)
-				}
-				if err := exec(rs); err != nil && tryErr == nil {
-					tryErr = err
-				}
-				runs = append(runs, rs...)
 			}
-			c := len(etaGrid) / 2
-			if b := best[bkey{"ADA-FD", u, 20}]; b != nil {
-				for i, e := range etaGrid {
-					if fmtG(e) == b.param {
-						c = i
-					}
-				}
-			}
-			try(c-1, c, c+1)
-			for {
-				bi := -1
-				for i, r := range tried {
-					if bi < 0 || r.loss < tried[bi].loss {
-						bi = i
-					}
-				}
-				next := -1
-				if tried[bi-1] == nil && bi-1 >= 0 {
-					next = bi - 1
-				} else if tried[bi+1] == nil && bi+1 < len(etaGrid) {
-					next = bi + 1
-				}
-				if next < 0 {
-					break
-				}
-				try(next)
-			}
-			if tryErr != nil {
-				return tryErr
-			}
-		}
-	}
-	best := bestRuns(runs)
-	// The full-size runs, at ADA-FULL (mirror descent)'s best η: ADA-FD
-	// with τ = d+1 and ADA-FFD with 2τ ≥ d+1 (footnote 1) never discard
-	// anything and must equal ADA-FULL.
-	if want("full") {
-		eta := fullEta
-		if b := best[bkey{"ADA-FULL", "M", 0}]; b != nil {
-			eta, _ = strconv.ParseFloat(b.param, 64)
-		}
-		e := fmtG(eta)
-		full := []*regRun{
-			{group: "full", learner: "ADA-FULL", update: "M", param: e, flags: []string{"--ada_full", "--mirror_descent", "--delta", "0.5", "-l", e}},
-			{group: "full", learner: "ADA-FD", update: "M", tau: regD + 1, param: e, flags: []string{"--ada_fd", "-m", strconv.Itoa(regD + 1), "--mirror_descent", "--delta", "0.5", "-l", e}},
-			{group: "full", learner: "ADA-FFD", update: "M", tau: (regD + 2) / 2, param: e, flags: []string{"--ada_ffd", "-m", strconv.Itoa((regD + 2) / 2), "--mirror_descent", "--delta", "0.5", "-l", e}},
-		}
-		if err := exec(full); err != nil {
+			l, curve, err := cumulativeLoss(raw, x.labels)
+			r.loss, r.curve, r.cpu = l, curve, res.CPU
+			os.Remove(raw)
 			return err
-		}
-		fmt.Printf("\nSeed 000 §5.2 footnote 1, mirror descent at η = %s, T = %d: cumulative loss of ADA-FULL %.6g; ADA-FD τ = %d: %.6g (%+.4f%%); ADA-FFD τ = %d: %.6g (%+.4f%%)\n",
-			e, T, full[0].loss, full[1].tau, full[1].loss, 100*(full[1].loss/full[0].loss-1), full[2].tau, full[2].loss, 100*(full[2].loss/full[0].loss-1))
-		runs = append(runs, full...)
+		})
 	}
+	return run.Parallel(jobs)
+}
+
+// adaFull runs ADA-FULL, which costs O(d³) per example (≈ 6 CPU-minutes
+// a run here), so not over the whole grid: first at ADA-FD's best η
+// (same update) and its two neighbours on the grid, then one step further
+// while the best is at the edge of the η tried. It returns the runs made.
+func (x regExec) adaFull(best map[bkey]*regRun) ([]*regRun, error) {
+	var runs []*regRun
+	for _, u := range []string{"M", "P"} {
+		tried := map[int]*regRun{}
+		var tryErr error
+		try := func(idxs ...int) {
+			var rs []*regRun
+			for _, i := range idxs {
+				if i < 0 || i >= len(etaGrid) || tried[i] != nil {
+					continue
+				}
+				e := fmtG(etaGrid[i])
+				r := &regRun{group: "main", learner: "ADA-FULL", update: u, param: e, flags: []string{"--ada_full", upd[u], "--delta", half[u], "-l", e}}
+				tried[i] = r
+				rs = append(rs, r)
+			}
+			if err := x.exec(rs); err != nil && tryErr == nil {
+				tryErr = err
+			}
+			runs = append(runs, rs...)
+		}
+		c := len(etaGrid) / 2
+		if b := best[bkey{"ADA-FD", u, 20}]; b != nil {
+			for i, e := range etaGrid {
+				if fmtG(e) == b.param {
+					c = i
+				}
+			}
+		}
+		try(c-1, c, c+1)
+		for {
+			bi := -1
+			for i, r := range tried {
+				if bi < 0 || r.loss < tried[bi].loss {
+					bi = i
+				}
+			}
+			next := -1
+			if tried[bi-1] == nil && bi-1 >= 0 {
+				next = bi - 1
+			} else if tried[bi+1] == nil && bi+1 < len(etaGrid) {
+				next = bi + 1
+			}
+			if next < 0 {
+				break
+			}
+			try(next)
+		}
+		if tryErr != nil {
+			return runs, tryErr
+		}
+	}
+	return runs, nil
+}
+
+// fullSize runs, at ADA-FULL (mirror descent)'s best η, ADA-FD with
+// τ = d+1 and ADA-FFD with 2τ ≥ d+1 (footnote 1): they never discard
+// anything and must equal ADA-FULL. It prints the comparison.
+func (x regExec) fullSize(best map[bkey]*regRun, T int) ([]*regRun, error) {
+	eta := fullEta
+	if b := best[bkey{"ADA-FULL", "M", 0}]; b != nil {
+		eta, _ = strconv.ParseFloat(b.param, 64)
+	}
+	e := fmtG(eta)
+	full := []*regRun{
+		{group: "full", learner: "ADA-FULL", update: "M", param: e, flags: []string{"--ada_full", "--mirror_descent", "--delta", "0.5", "-l", e}},
+		{group: "full", learner: "ADA-FD", update: "M", tau: regD + 1, param: e, flags: []string{"--ada_fd", "-m", strconv.Itoa(regD + 1), "--mirror_descent", "--delta", "0.5", "-l", e}},
+		{group: "full", learner: "ADA-FFD", update: "M", tau: (regD + 2) / 2, param: e, flags: []string{"--ada_ffd", "-m", strconv.Itoa((regD + 2) / 2), "--mirror_descent", "--delta", "0.5", "-l", e}},
+	}
+	if err := x.exec(full); err != nil {
+		return nil, err
+	}
+	fmt.Printf("\nWan & Zhang (TPAMI 2022), §5.2 footnote 1, mirror descent at η = %s, T = %d: cumulative loss of ADA-FULL %.6g; ADA-FD τ = %d: %.6g (%+.4f%%); ADA-FFD τ = %d: %.6g (%+.4f%%)\n",
+		e, T, full[0].loss, full[1].tau, full[1].loss, 100*(full[1].loss/full[0].loss-1), full[2].tau, full[2].loss, 100*(full[2].loss/full[0].loss-1))
+	return full, nil
+}
+
+// writeRegression writes every run (ada_regression[_only].csv) and the
+// regret curves of each learner's best run (…_curves.csv, for the figures
+// suite), in the order of the learner, update and τ.
+func writeRegression(env *run.Env, runs []*regRun, only string, T int) error {
 	var csv strings.Builder
 	fmt.Fprintln(&csv, "group,learner,update,tau,param,cumulative_loss,cpu_ns_per_example")
 	for _, r := range runs {
@@ -293,11 +347,14 @@ func regression(env *run.Env, bin string, T int, only string, adaFull bool) erro
 	if err := env.Write(name, []byte(csv.String())); err != nil {
 		return err
 	}
-	// The regret curves of each learner's best run (τ = 20 for the
-	// sketches), for the figures suite.
 	var curves strings.Builder
 	fmt.Fprintln(&curves, "learner,update,tau,param,t,cumulative_loss")
-	for k, r := range bestRuns(runs) {
+	best := bestRuns(runs)
+	keys := slices.SortedFunc(maps.Keys(best), func(a, b bkey) int {
+		return cmp.Or(strings.Compare(a.learner, b.learner), strings.Compare(a.update, b.update), cmp.Compare(a.tau, b.tau))
+	})
+	for _, k := range keys {
+		r := best[k]
 		if err := env.Finite("ada regression "+k.learner, r.loss); err != nil {
 			return err
 		}
@@ -305,10 +362,13 @@ func regression(env *run.Env, bin string, T int, only string, adaFull bool) erro
 			fmt.Fprintf(&curves, "%s,%s,%d,%s,%d,%.6g\n", k.learner, k.update, k.tau, r.param, (i+1)*curveEvery, v)
 		}
 	}
-	if err := env.Write(strings.TrimSuffix(name, ".csv")+"_curves.csv", []byte(curves.String())); err != nil {
-		return err
-	}
-	fmt.Printf("\nSeed 000 §5.2: online regression, absolute loss, T = %d, d = %d; cumulative loss (= regret) at the best η over {1e-4, …, 1} (FD-SON: best α), τ = 20, δ = 10 (dual averaging) / 1 (mirror descent)\n", T, regD)
+	return env.Write(strings.TrimSuffix(name, ".csv")+"_curves.csv", []byte(curves.String()))
+}
+
+// printRegression prints each learner's best cumulative loss under both
+// updates, τ = 20 for the sketches.
+func printRegression(best map[bkey]*regRun, T int) {
+	fmt.Printf("\nWan & Zhang (TPAMI 2022), §5.2: online regression, absolute loss, T = %d, d = %d; cumulative loss (= regret) at the best η over {1e-4, …, 1} (FD-SON: best α), τ = 20, δ = 10 (dual averaging) / 1 (mirror descent)\n", T, regD)
 	fmt.Printf("%-10s | %-24s | %-24s\n", "learner", "mirror descent (CMD)", "dual averaging (PDS)")
 	for _, l := range []string{"ADA-FULL", "ADA-FD", "ADA-FFD", "ADA-DIAG", "FD-SON", "OGD"} {
 		fmt.Printf("%-10s", l)
@@ -325,43 +385,46 @@ func regression(env *run.Env, bin string, T int, only string, adaFull bool) erro
 		}
 		fmt.Println()
 	}
-	if want("tau") {
-		fmt.Printf("\nMirror descent, τ = 20…80 (δ = 1), best η: cumulative loss\n%-8s", "learner")
-		taus := []int{20, 40, 60, 80}
+}
+
+// printTau prints the τ comparison under mirror descent: the best
+// cumulative loss, and the CPU time per example.
+func printTau(env *run.Env, best map[bkey]*regRun, runs []*regRun, T int) error {
+	fmt.Printf("\nMirror descent, τ = 20…80 (δ = 1), best η: cumulative loss\n%-8s", "learner")
+	taus := []int{20, 40, 60, 80}
+	for _, t := range taus {
+		fmt.Printf(" | τ = %-12d", t)
+	}
+	fmt.Println()
+	for _, l := range []string{"ADA-FD", "ADA-FFD"} {
+		fmt.Printf("%-8s", l)
 		for _, t := range taus {
-			fmt.Printf(" | τ = %-12d", t)
+			if b := best[bkey{l, "M", t}]; b != nil {
+				fmt.Printf(" | %-16s", fmt.Sprintf("%.5g (%s)", b.loss, paramLabel(b.param)))
+			} else {
+				fmt.Printf(" | %-16s", "—")
+			}
 		}
 		fmt.Println()
-		for _, l := range []string{"ADA-FD", "ADA-FFD"} {
-			fmt.Printf("%-8s", l)
-			for _, t := range taus {
-				if b := best[bkey{l, "M", t}]; b != nil {
-					fmt.Printf(" | %-16s", fmt.Sprintf("%.5g (%s)", b.loss, paramLabel(b.param)))
-				} else {
-					fmt.Printf(" | %-16s", "—")
-				}
-			}
-			fmt.Println()
-		}
-		// The cost side of the same runs (seed 000 §5.2 plots regret and
-		// time against τ): CPU time per example, the median over the η
-		// grid's runs at each τ (the cost of a step does not depend on η).
-		fmt.Printf("\nMirror descent, τ = 20…80: CPU µs/example (start-up included), median over the η grid\n%-8s", "learner")
+	}
+	// The cost side of the same runs (Wan & Zhang (TPAMI 2022), §5.2 plots regret and
+	// time against τ): CPU time per example, the median over the η
+	// grid's runs at each τ (the cost of a step does not depend on η).
+	fmt.Printf("\nMirror descent, τ = 20…80: CPU µs/example (start-up included), median over the η grid\n%-8s", "learner")
+	for _, t := range taus {
+		fmt.Printf(" | τ = %-6d", t)
+	}
+	fmt.Println()
+	for _, l := range []string{"ADA-FD", "ADA-FFD"} {
+		fmt.Printf("%-8s", l)
 		for _, t := range taus {
-			fmt.Printf(" | τ = %-6d", t)
+			c := medianCPU(runs, bkey{l, "M", t})
+			fmt.Printf(" | %-10.1f", float64(c.Nanoseconds())/float64(T)/1e3)
+			if err := env.Finite("ada regression time "+l, float64(c)); err != nil {
+				return err
+			}
 		}
 		fmt.Println()
-		for _, l := range []string{"ADA-FD", "ADA-FFD"} {
-			fmt.Printf("%-8s", l)
-			for _, t := range taus {
-				c := medianCPU(runs, bkey{l, "M", t})
-				fmt.Printf(" | %-10.1f", float64(c.Nanoseconds())/float64(T)/1e3)
-				if err := env.Finite("ada regression time "+l, float64(c)); err != nil {
-					return err
-				}
-			}
-			fmt.Println()
-		}
 	}
 	return nil
 }

@@ -6,12 +6,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/sparseson/sparseson/bench/internal/run"
 )
 
-// Seed 003's comparison of FTSL and FTFSL with S-ADA, Fast S-ADA and
+// Yang et al.'s (ICML 2025) comparison of FTSL and FTFSL with S-ADA, Fast S-ADA and
 // ADA-FD (its experiments on Gisette and Epsilon with a minibatch hinge
 // loss), on the dense shared sets we have: satellite_grey (d = 36) and
 // letter_am (d = 16). Online hinge loss one example at a time (sparseson
@@ -43,59 +42,40 @@ func sketchy(env *run.Env, bin string, jlo, jhi int) error {
 		{"ADA-FFD(M)", []string{"--ada_ffd", "--mirror_descent"}},
 		{"AdaGrad", []string{"--adaptive"}},
 	}
-	var mu sync.Mutex
-	out := map[key]res{}
-	var jobs []func() error
-	for _, ds := range sketchySets {
-		train, test, err := env.Paths(ds.name, "vw")
-		if err != nil {
+	var js []int
+	for j := jlo; j <= jhi; j++ {
+		js = append(js, j)
+	}
+	trains, tests := make([]string, len(sketchySets)), make([]string, len(sketchySets))
+	for i, ds := range sketchySets {
+		var err error
+		if trains[i], tests[i], err = env.Paths(ds.name, "vw"); err != nil {
 			return err
 		}
-		for _, l := range ls {
-			for j := jlo; j <= jhi; j++ {
-				flags := append([]string{"--loss_function", "hinge", "-l", run.Pow2(j)}, l.flags...)
-				if l.name != "AdaGrad" {
-					flags = append(flags, "-m", ds.tau)
-				}
-				k := key{ds.name, l.name, j}
-				jobs = append(jobs, func() error {
-					f, err := os.CreateTemp("", "sketchy")
-					if err != nil {
-						return err
-					}
-					f.Close()
-					defer os.Remove(f.Name())
-					r1, err := run.Exec(bin, append(append([]string{"-f", f.Name()}, flags...), train)...)
-					if err != nil {
-						return err
-					}
-					r2, err := run.Exec(bin, append(append([]string{"--binary"}, flags...), train)...)
-					if err != nil {
-						return err
-					}
-					r3, err := run.Exec(bin, "-t", "-i", f.Name(), "--binary", test)
-					if err != nil {
-						return err
-					}
-					v := func(r *run.Result) float64 {
-						x, _ := strconv.ParseFloat(strings.Fields(r.Summary["average loss"] + " NaN")[0], 64)
-						return x
-					}
-					mu.Lock()
-					out[k] = res{mistakes: v(r2), hinge: v(r1), test: 100 * (1 - v(r3))}
-					mu.Unlock()
-					return nil
-				})
-			}
-		}
 	}
-	if err := run.Parallel(jobs); err != nil {
+	grid, err := run.Grid{
+		Learners: len(ls), Sets: len(sketchySets),
+		Js: func(int) []int { return js },
+		Do: func(c run.Cell) ([]float64, error) {
+			l, ds := ls[c.Learner], sketchySets[c.Set]
+			flags := append([]string{"--loss_function", "hinge", "-l", run.Pow2(c.J)}, l.flags...)
+			if l.name != "AdaGrad" {
+				flags = append(flags, "-m", ds.tau)
+			}
+			return sketchyRun(bin, trains[c.Set], tests[c.Set], flags)
+		},
+	}.Run()
+	if err != nil {
 		return err
+	}
+	out := map[key]res{}
+	for c, v := range grid {
+		out[key{sketchySets[c.Set].name, ls[c.Learner].name, c.J}] = res{mistakes: v[0], hinge: v[1], test: v[2]}
 	}
 	var csv strings.Builder
 	fmt.Fprintln(&csv, "dataset,learner,log2eta,mistake_rate,hinge,test_accuracy")
 	for _, ds := range sketchySets {
-		fmt.Printf("\nSeed 003's comparison on %s (τ = %s): one pass, online hinge loss, best η = 2^j by progressive mistakes\n", ds.name, ds.tau)
+		fmt.Printf("\nYang et al.'s (ICML 2025) comparison on %s (τ = %s): one pass, online hinge loss, best η = 2^j by progressive mistakes\n", ds.name, ds.tau)
 		fmt.Printf("%-11s | %8s | %13s | %10s | %13s\n", "learner", "log2 η", "mistakes (%)", "avg hinge", "test acc (%)")
 		for _, l := range ls {
 			best, bj := res{mistakes: math.Inf(1)}, 0
@@ -113,4 +93,33 @@ func sketchy(env *run.Env, bin string, jlo, jhi int) error {
 		}
 	}
 	return env.Write("ada_sketchy.csv", []byte(csv.String()))
+}
+
+// sketchyRun trains on train with flags and returns the run's average
+// hinge loss, its progressive mistake rate (a second run, --binary) and
+// the final model's test accuracy (%).
+func sketchyRun(bin, train, test string, flags []string) ([]float64, error) {
+	f, err := os.CreateTemp("", "sketchy")
+	if err != nil {
+		return nil, err
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	r1, err := run.Exec(bin, append(append([]string{"-f", f.Name()}, flags...), train)...)
+	if err != nil {
+		return nil, err
+	}
+	r2, err := run.Exec(bin, append(append([]string{"--binary"}, flags...), train)...)
+	if err != nil {
+		return nil, err
+	}
+	r3, err := run.Exec(bin, "-t", "-i", f.Name(), "--binary", test)
+	if err != nil {
+		return nil, err
+	}
+	v := func(r *run.Result) float64 {
+		x, _ := strconv.ParseFloat(strings.Fields(r.Summary["average loss"] + " NaN")[0], 64)
+		return x
+	}
+	return []float64{v(r2), v(r1), 100 * (1 - v(r3))}, nil
 }

@@ -1,14 +1,29 @@
 // Package figures is the figures suite of go run ./bench: the papers'
 // figures, and two of our own, drawn with gonum.org/v1/plot as PNG and SVG
-// under -out from the CSV files the other suites write:
+// under -out from the CSV files the other suites write. The papers, cited
+// below by their short form (the full list is docs/references.md):
+// Luo et al. (NIPS 2016) = Haipeng Luo, Alekh Agarwal, Nicolò
+// Cesa-Bianchi, John Langford, "Efficient Second Order Online Learning by
+// Sketching", NIPS 2016; Luo et al. (JMLR 2019) = Luo Luo, Cheng Chen,
+// Zhihua Zhang, Wu-Jun Li, Tong Zhang, "Robust Frequent Directions with
+// Application in Online Learning", JMLR 20, 2019; Wan & Zhang (TPAMI 2022)
+// = Yuanyu Wan, Lijun Zhang, "Efficient Adaptive Online Learning via
+// Frequent Directions", IEEE TPAMI 2022; Ouyang & Gray (KDD 2012) = Hua
+// Ouyang, Alexander Gray, "NASA: Achieving Lower Regrets and Faster Rates
+// via Adaptive Stepsizes", KDD 2012; Yang et al. (ICML 2025) = Sifan Yang,
+// Yuanyu Wan, Peijia Li, Yibo Wang, Xiao Zhang, Zhewei Wei, Lijun Zhang,
+// "Dimension-Free Adaptive Subgradient Methods with Frequent Directions",
+// ICML 2025.
 //
-//	seed004_fig1       seed 004 Fig. 1: progressive error vs κ, AdaGrad and Oja-SON m = 0, 5, 10 (synthetic)
-//	seed002_spectral   seed 002 Fig. 1: relative spectral error of FD and RFD vs sketch size (spectral)
-//	seed000_regret     seed 000 §5.2 (its Fig. 1): regret curves of the online regression (ada -part regression)
-//	seed000_tau        seed 000 §5.2: regret vs τ of ADA-FD and ADA-FFD (ada -part regression)
-//	seed000_tau_time   seed 000 §5.2: CPU time per example vs τ of the same runs
-//	seed001_fig1       seed 001 Fig. 1: NASA vs OGD under the change of environment (nasa -part ridge)
-//	seed003_*          seed 003's comparison: progressive mistakes vs η of FTSL/FTFSL, S-ADA, ADA-FD/FFD (ada -part sketchy)
+// The figures, by file name:
+//
+//	seed004_fig1       Luo et al. (NIPS 2016), Fig. 1: progressive error vs κ, AdaGrad and Oja-SON m = 0, 5, 10 (synthetic)
+//	seed002_spectral   Luo et al. (JMLR 2019), Fig. 1: relative spectral error of FD and RFD vs sketch size (spectral)
+//	seed000_regret     Wan & Zhang (TPAMI 2022), §5.2 (its Fig. 1): regret curves of the online regression (ada -part regression)
+//	seed000_tau        Wan & Zhang (TPAMI 2022), §5.2: regret vs τ of ADA-FD and ADA-FFD (ada -part regression)
+//	seed000_tau_time   Wan & Zhang (TPAMI 2022), §5.2: CPU time per example vs τ of the same runs
+//	seed001_fig1       Ouyang & Gray (KDD 2012), Fig. 1: NASA vs OGD under the change of environment (nasa -part ridge)
+//	seed003_*          Yang et al.'s (ICML 2025) comparison: progressive mistakes vs η of FTSL/FTFSL, S-ADA, ADA-FD/FFD (ada -part sketchy)
 //	speed_m            ns/example vs m per sketch, log–log, AdaGrad as the flat line (speed -set learners or -set m)
 //	speed_bits         ns/example vs -b (speed -set bits)
 //
@@ -40,16 +55,16 @@ type Figure struct {
 	Name, Title, About string
 }
 
-// List is every figure the suite draws (seed 003's, one per dataset).
+// List is every figure the suite draws (Yang et al.'s (ICML 2025) comparison one per dataset).
 var List = []Figure{
-	{"seed004_fig1", "Seed 004 Fig. 1: invariance to the condition number", "`go run ./bench synthetic -learners \"AdaGrad,SON m=0 default,Oja m=5 default,Oja m=10 default\"`: one-pass progressive error (squared loss) on the rotated synthetic set, T = 10000, d = 100; AdaGrad at its best -l over 2^j, Oja-SON at its defaults."},
-	{"seed002_spectral", "Seed 002 Fig. 1: relative spectral error of FD and RFD", "`go run ./bench spectral`: ‖AᵀA − BᵀB‖₂/‖A‖_F² (FD) and ‖AᵀA − BᵀB − αI‖₂/‖A‖_F² (RFD), A = the first 2000 rows of each set; doubled-buffer sketches written densely in bench/spectral (not the fd package's)."},
-	{"seed000_regret", "Seed 000 §5.2: regret curves", "`go run ./bench ada -part regression -only main,tau -ada_full=false`: cumulative absolute loss (= regret, the targets are noise-free) of each learner at its best η, mirror descent, τ = 20; ADA-FULL left out (≈ 6 CPU-minutes a run)."},
-	{"seed000_tau", "Seed 000 §5.2: regret vs τ", "The same run: cumulative loss at the best η against the sketch size τ, mirror descent."},
-	{"seed000_tau_time", "Seed 000 §5.2: time vs τ", "The same runs: CPU µs per example (process start-up included, T = 10000, d = 500) against τ, the median over the η grid's runs at each τ, mirror descent; ADA-DIAG as the sketch-free line. Runs went two at a time on the shared cores."},
-	{"seed001_fig1", "Seed 001 Fig. 1: NASA vs OGD when the environment changes", "`go run ./bench nasa -part ridge`: cumulative squared loss of the ridge regression whose coefficients double at t = 2000 (the variances reading, the paper's unclipped loss), each learner at its best constant."},
-	{"seed003_satellite_grey", "Seed 003's comparison on satellite_grey (τ = 9)", "`go run ./bench ada -part sketchy`: one pass, online hinge loss; progressive mistake rate against η = 2^j."},
-	{"seed003_letter_am", "Seed 003's comparison on letter_am (τ = 4)", "The same on letter_am."},
+	{"seed004_fig1", "Luo et al. (NIPS 2016), Fig. 1: invariance to the condition number", "`go run ./bench synthetic -learners \"AdaGrad,SON m=0 default,Oja m=5 default,Oja m=10 default\"`: one-pass progressive error (squared loss) on the rotated synthetic set, T = 10000, d = 100; AdaGrad at its best -l over 2^j, Oja-SON at its defaults."},
+	{"seed002_spectral", "Luo et al. (JMLR 2019), Fig. 1: relative spectral error of FD and RFD", "`go run ./bench spectral`: ‖AᵀA − BᵀB‖₂/‖A‖_F² (FD) and ‖AᵀA − BᵀB − αI‖₂/‖A‖_F² (RFD), A = the first 2000 rows of each set; doubled-buffer sketches written densely in bench/spectral (not the fd package's)."},
+	{"seed000_regret", "Wan & Zhang (TPAMI 2022), §5.2: regret curves", "`go run ./bench ada -part regression -only main,tau -ada_full=false`: cumulative absolute loss (= regret, the targets are noise-free) of each learner at its best η, mirror descent, τ = 20; ADA-FULL left out (≈ 6 CPU-minutes a run)."},
+	{"seed000_tau", "Wan & Zhang (TPAMI 2022), §5.2: regret vs τ", "The same run: cumulative loss at the best η against the sketch size τ, mirror descent."},
+	{"seed000_tau_time", "Wan & Zhang (TPAMI 2022), §5.2: time vs τ", "The same runs: CPU µs per example (process start-up included, T = 10000, d = 500) against τ, the median over the η grid's runs at each τ, mirror descent; ADA-DIAG as the sketch-free line. Runs went two at a time on the shared cores."},
+	{"seed001_fig1", "Ouyang & Gray (KDD 2012), Fig. 1: NASA vs OGD when the environment changes", "`go run ./bench nasa -part ridge`: cumulative squared loss of the ridge regression whose coefficients double at t = 2000 (the variances reading, the paper's unclipped loss), each learner at its best constant."},
+	{"seed003_satellite_grey", "Yang et al.'s (ICML 2025) comparison on satellite_grey (τ = 9)", "`go run ./bench ada -part sketchy`: one pass, online hinge loss; progressive mistake rate against η = 2^j."},
+	{"seed003_letter_am", "Yang et al.'s (ICML 2025) comparison on letter_am (τ = 4)", "The same on letter_am."},
 	{"speed_m", "CPU ns/example vs sketch size m", "From the speed table above (`-set learners`): the least CPU time of three rounds, one pass over news20's example cache. Log–log: a slope of 1 is linear in m, 2 quadratic."},
 	{"speed_bits", "CPU ns/example vs -b", "From the -b table above (`-set bits`), m = 10."},
 }
@@ -74,8 +89,8 @@ func Main(env *run.Env, args []string) error {
 		name string
 		fn   func(*run.Env) error
 	}{
-		{"seed004_fig1", seed004}, {"seed002_spectral", seed002}, {"seed000", seed000},
-		{"seed001_fig1", seed001}, {"seed003", seed003}, {"speed", speedFigures},
+		{"seed004_fig1", luoNIPSFig1}, {"seed002_spectral", luoJMLRSpectral}, {"seed000", wanZhangRegression},
+		{"seed001_fig1", ouyangGrayFig1}, {"seed003", yangComparison}, {"speed", speedFigures},
 	} {
 		if err := d.fn(env); err != nil {
 			return fmt.Errorf("figure %s: %w", d.name, err)
@@ -123,7 +138,7 @@ func makeData(env *run.Env) error {
 	return nil
 }
 
-func seed004(env *run.Env) error {
+func luoNIPSFig1(env *run.Env) error {
 	rows, err := readCSV(env.OutPath("synthetic_rotated.csv"))
 	if err != nil {
 		return err
@@ -131,14 +146,14 @@ func seed004(env *run.Env) error {
 	names := map[string]string{
 		"AdaGrad": "AdaGrad (best -l)", "SON m=0 default": "Oja-SON m = 0", "Oja m=5 default": "Oja-SON m = 5", "Oja m=10 default": "Oja-SON m = 10",
 	}
-	return draw(env, "seed004_fig1", axes{title: "Seed 004 Fig. 1: synthetic, d = 100", x: "condition number κ", y: "progressive error (%)"},
+	return draw(env, "seed004_fig1", axes{title: "Luo et al. (NIPS 2016), Fig. 1: synthetic, d = 100", x: "condition number κ", y: "progressive error (%)"},
 		group(rows, func(r map[string]string) (string, float64, float64, bool) {
 			n, ok := names[r["learner"]]
 			return n, num(r["kappa"]), num(r["error_pct"]), ok
 		}, "AdaGrad (best -l)", "Oja-SON m = 0", "Oja-SON m = 5", "Oja-SON m = 10"))
 }
 
-func seed002(env *run.Env) error {
+func luoJMLRSpectral(env *run.Env) error {
 	rows, err := readCSV(env.OutPath("spectral.csv"))
 	if err != nil {
 		return err
@@ -149,15 +164,15 @@ func seed002(env *run.Env) error {
 			return r["dataset"] + " " + strings.ToUpper(kind), num(r["m"]), num(r[kind]), true
 		})...)
 	}
-	return draw(env, "seed002_spectral", axes{title: "Seed 002: relative spectral error of the covariance sketch", x: "sketch size m", y: "‖AᵀA − BᵀB (− αI)‖₂ / ‖A‖²_F", logX: true, logY: true}, ss)
+	return draw(env, "seed002_spectral", axes{title: "Luo et al. (JMLR 2019): relative spectral error of the covariance sketch", x: "sketch size m", y: "‖AᵀA − BᵀB (− αI)‖₂ / ‖A‖²_F", logX: true, logY: true}, ss)
 }
 
-func seed000(env *run.Env) error {
+func wanZhangRegression(env *run.Env) error {
 	curves, err := readCSV(env.OutPath("ada_regression_main_tau_curves.csv"))
 	if err != nil {
 		return err
 	}
-	err = draw(env, "seed000_regret", axes{title: "Seed 000 §5.2: online regression, d = 500 (mirror descent)", x: "round t", y: "regret (cumulative |loss|)", logY: true},
+	err = draw(env, "seed000_regret", axes{title: "Wan & Zhang (TPAMI 2022), §5.2: online regression, d = 500 (mirror descent)", x: "round t", y: "regret (cumulative |loss|)", logY: true},
 		group(curves, func(r map[string]string) (string, float64, float64, bool) {
 			tau := r["tau"]
 			ok := r["update"] == "M" && (tau == "0" || tau == "20")
@@ -194,16 +209,16 @@ func seed000(env *run.Env) error {
 		}
 		ss = append(ss, s)
 	}
-	if err := draw(env, "seed000_tau", axes{title: "Seed 000 §5.2: regret at the best η vs sketch size", x: "sketch size τ", y: "regret (cumulative |loss|)"}, ss); err != nil {
+	if err := draw(env, "seed000_tau", axes{title: "Wan & Zhang (TPAMI 2022), §5.2: regret at the best η vs sketch size", x: "sketch size τ", y: "regret (cumulative |loss|)"}, ss); err != nil {
 		return err
 	}
-	return seed000Time(env, rows)
+	return wanZhangTime(env, rows)
 }
 
-// seed000Time draws the time side of seed 000 §5.2's τ comparison: CPU
+// wanZhangTime draws the time side of Wan & Zhang (TPAMI 2022), §5.2's τ comparison: CPU
 // µs per example against τ, the median over the η grid's runs at each τ
 // (a step's cost does not depend on η), ADA-DIAG as the τ-free line.
-func seed000Time(env *run.Env, rows []map[string]string) error {
+func wanZhangTime(env *run.Env, rows []map[string]string) error {
 	cpu := map[[2]string][]float64{}
 	for _, r := range rows {
 		if r["update"] != "M" || r["group"] == "full" || r["cpu_ns_per_example"] == "" {
@@ -239,10 +254,10 @@ func seed000Time(env *run.Env, rows []map[string]string) error {
 		}
 		ss = append(ss, flat)
 	}
-	return draw(env, "seed000_tau_time", axes{title: "Seed 000 §5.2: time per example vs sketch size", x: "sketch size τ", y: "CPU µs/example (median over η)", logY: true}, ss)
+	return draw(env, "seed000_tau_time", axes{title: "Wan & Zhang (TPAMI 2022), §5.2: time per example vs sketch size", x: "sketch size τ", y: "CPU µs/example (median over η)", logY: true}, ss)
 }
 
-func seed001(env *run.Env) error {
+func ouyangGrayFig1(env *run.Env) error {
 	var ss []series
 	for _, part := range []string{"convex", "strong"} {
 		rows, err := readCSV(env.OutPath("nasa_ridge_var_paper_" + part + ".csv"))
@@ -253,10 +268,10 @@ func seed001(env *run.Env) error {
 			return r["learner"] + " (" + r["constant"] + ")", num(r["t"]), num(r["cumulative_loss"]), true
 		})...)
 	}
-	return draw(env, "seed001_fig1", axes{title: "Seed 001 Fig. 1: ridge regression, coefficients double at t = 2000", x: "round t", y: "cumulative squared loss", logY: true}, ss)
+	return draw(env, "seed001_fig1", axes{title: "Ouyang & Gray (KDD 2012), Fig. 1: ridge regression, coefficients double at t = 2000", x: "round t", y: "cumulative squared loss", logY: true}, ss)
 }
 
-func seed003(env *run.Env) error {
+func yangComparison(env *run.Env) error {
 	rows, err := readCSV(env.OutPath("ada_sketchy.csv"))
 	if err != nil {
 		return err
@@ -268,7 +283,7 @@ func seed003(env *run.Env) error {
 				sub = append(sub, r)
 			}
 		}
-		err := draw(env, "seed003_"+ds, axes{title: "Seed 003's comparison on " + ds + ": one pass, hinge loss", x: "log₂ η", y: "progressive mistakes (%)"},
+		err := draw(env, "seed003_"+ds, axes{title: "Yang et al.'s (ICML 2025) comparison on " + ds + ": one pass, hinge loss", x: "log₂ η", y: "progressive mistakes (%)"},
 			group(sub, func(r map[string]string) (string, float64, float64, bool) {
 				return r["learner"], num(r["log2eta"]), 100 * num(r["mistake_rate"]), true
 			}))

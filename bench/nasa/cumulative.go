@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/sparseson/sparseson/bench/internal/run"
 )
@@ -120,26 +119,15 @@ type setting struct {
 // and returns, per setting, the cumulative losses of the value with the
 // least total, and that value.
 func best(bin string, labels []float64, l lossFn, data string, common []string, settings []setting) ([][]float64, []float64, error) {
-	type key struct{ s, g int }
-	var mu sync.Mutex
-	res := map[key][]float64{}
-	var jobs []func() error
-	for si, s := range settings {
-		for gi, v := range s.grid {
-			si, gi, args := si, gi, append(append(append([]string{}, common...), s.flags(v)...), data)
-			jobs = append(jobs, func() error {
-				c, err := cumulative(bin, labels, l, args...)
-				if err != nil {
-					return err
-				}
-				mu.Lock()
-				res[key{si, gi}] = c
-				mu.Unlock()
-				return nil
-			})
-		}
-	}
-	if err := run.Parallel(jobs); err != nil {
+	res, err := run.Grid{
+		Learners: len(settings), Sets: 1,
+		Js: func(si int) []int { return indexes(len(settings[si].grid)) },
+		Do: func(c run.Cell) ([]float64, error) {
+			s := settings[c.Learner]
+			return cumulative(bin, labels, l, append(append(append([]string{}, common...), s.flags(s.grid[c.J])...), data)...)
+		},
+	}.Run()
+	if err != nil {
 		return nil, nil, err
 	}
 	curves := make([][]float64, len(settings))
@@ -147,13 +135,22 @@ func best(bin string, labels []float64, l lossFn, data string, common []string, 
 	for si, s := range settings {
 		bestTotal := math.Inf(1)
 		for gi, v := range s.grid {
-			c := res[key{si, gi}]
+			c := res[run.Cell{Learner: si, J: gi}]
 			if total := c[len(c)-1]; total < bestTotal || math.IsNaN(bestTotal) {
 				bestTotal, curves[si], vals[si] = total, c, v
 			}
 		}
 	}
 	return curves, vals, nil
+}
+
+// indexes returns 0, 1, …, n−1: a grid's values by index, as run.Grid's J.
+func indexes(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // decades returns 10^(k/steps) for k = lo·steps … hi·steps.

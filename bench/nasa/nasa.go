@@ -1,6 +1,6 @@
 // Package nasa is the nasa suite of go run ./bench; it reproduces the
-// experiments of seed 001 (Ouyang and Gray, "NASA: Achieving Lower Regrets
-// and Faster Rates via Adaptive Stepsizes", KDD 2012) with the sparseson
+// experiments of Hua Ouyang and Alexander Gray, "NASA: Achieving Lower
+// Regrets and Faster Rates via Adaptive Stepsizes", KDD 2012, with the sparseson
 // binary, and picks --nasa_c's default:
 //
 //	-part ridge   §6.1: environment-changing ridge regression, NASA vs OGD, convex and strongly convex
@@ -13,7 +13,7 @@
 //	go run ./bench nasa [-data ../shared/data] [-part ridge,real,sim,table1,tune,accept]
 //
 // -part ridge also writes its cumulative-loss curves to -out as
-// nasa_ridge_*.csv, from which the figures suite draws seed 001's Fig. 1.
+// nasa_ridge_*.csv, from which the figures suite draws Ouyang & Gray's (KDD 2012) Fig. 1.
 //
 // Every part but sim runs the built binary (bench/internal/run) and reads
 // the cumulative loss Σ_t ℓ(p_t, y_t) off its progressive predictions (-p):

@@ -181,7 +181,7 @@ func realData(env *run.Env, bin string, hingeSets []string) error {
 }
 
 // writeCurves stores the best runs' cumulative losses, every 10th example,
-// as CSV: the data of seed 001's Fig. 1.
+// as CSV: the data of Ouyang & Gray's (KDD 2012) Fig. 1.
 func writeCurves(env *run.Env, name string, settings []setting, vals []float64, curves [][]float64) error {
 	var csv strings.Builder
 	fmt.Fprintln(&csv, "learner,constant,t,cumulative_loss")

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/sparseson/sparseson/bench/internal/run"
 )
@@ -34,19 +33,9 @@ func table1(env *run.Env, bin string, shuffles int) error {
 	if err != nil {
 		return err
 	}
-	files := []string{filepath.Join(dir, "order0.vw")}
-	if err := os.WriteFile(files[0], []byte(wideRange+strings.Join(lines, "")), 0o644); err != nil {
+	files, err := table1Orders(dir, lines, shuffles)
+	if err != nil {
 		return err
-	}
-	for s := 1; s <= shuffles; s++ {
-		rng := rand.New(rand.NewPCG(uint64(s), 6302))
-		perm := append([]string(nil), lines...)
-		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-		path := filepath.Join(dir, fmt.Sprintf("order%d.vw", s))
-		if err := os.WriteFile(path, []byte(wideRange+strings.Join(perm, "")), 0o644); err != nil {
-			return err
-		}
-		files = append(files, path)
 	}
 	var grid []float64
 	for j := -8; j <= 4; j++ {
@@ -58,47 +47,38 @@ func table1(env *run.Env, bin string, shuffles int) error {
 		{"NASA (Eq. 10)", func(v float64) []string { return []string{"--sgd", "--nasa", "--nasa_c", fmtG(v)} }, grid},
 		{"NASA per feature", func(v float64) []string { return []string{"--nasa", "--nasa_c", fmtG(v)} }, grid},
 	}
-	const epochs = 4
 	n := len(lines)
-	// epochLoss runs 4 epochs on file and returns Σ after 1 and after 4.
-	epochLoss := func(file string, flags []string) ([2]float64, error) {
+	// epochLoss runs table1Epochs epochs on file and returns Σ after 1 and after all.
+	epochLoss := func(file string, flags []string) ([]float64, error) {
 		labels, err := readLabels(file)
 		if err != nil {
-			return [2]float64{}, err
+			return nil, err
 		}
 		cf, err := os.CreateTemp(dir, "cache")
 		if err != nil {
-			return [2]float64{}, err
+			return nil, err
 		}
 		cf.Close()
 		cache := cf.Name()
 		os.Remove(cache)
 		defer os.Remove(cache)
-		args := append([]string{"--loss_function", "hinge", "--passes", fmt.Sprint(epochs), "--holdout_off", "--cache_file", cache}, flags...)
+		args := append([]string{"--loss_function", "hinge", "--passes", fmt.Sprint(table1Epochs), "--holdout_off", "--cache_file", cache}, flags...)
 		c, err := cumulative(bin, labels, hinge, append(args, file)...)
 		if err != nil {
-			return [2]float64{}, err
+			return nil, err
 		}
-		return [2]float64{c[n-1], c[epochs*n-1]}, nil
+		return []float64{c[n-1], c[table1Epochs*n-1]}, nil
 	}
-	// Tune on the file's own order.
-	type key struct{ l, g int }
-	var mu sync.Mutex
-	tuned := map[key][2]float64{}
-	var jobs []func() error
-	for li, l := range learners {
-		for gi, v := range l.grid {
-			li, gi, flags := li, gi, l.flags(v)
-			jobs = append(jobs, func() error {
-				r, err := epochLoss(files[0], flags)
-				mu.Lock()
-				tuned[key{li, gi}] = r
-				mu.Unlock()
-				return err
-			})
-		}
-	}
-	if err := run.Parallel(jobs); err != nil {
+	// Tune on the file's own order: learners × the grid's indexes.
+	gridIdx := indexes(len(grid))
+	tuned, err := run.Grid{
+		Learners: len(learners), Sets: 1,
+		Js: func(int) []int { return gridIdx },
+		Do: func(c run.Cell) ([]float64, error) {
+			return epochLoss(files[0], learners[c.Learner].flags(grid[c.J]))
+		},
+	}.Run()
+	if err != nil {
 		return err
 	}
 	bestAt := make([][2]int, len(learners)) // grid index per epoch count
@@ -106,33 +86,64 @@ func table1(env *run.Env, bin string, shuffles int) error {
 		for e := 0; e < 2; e++ {
 			b := math.Inf(1)
 			for gi := range l.grid {
-				if v := tuned[key{li, gi}][e]; v < b {
+				if v := tuned[run.Cell{Learner: li, J: gi}][e]; v < b {
 					b, bestAt[li][e] = v, gi
 				}
 			}
 		}
 	}
-	// The shuffled orders at the tuned constants.
-	type cell struct{ l, e, s int }
-	results := map[cell]float64{}
-	jobs = nil
-	for li, l := range learners {
-		for e := 0; e < 2; e++ {
-			for s := 1; s <= shuffles; s++ {
-				li, e, s, flags := li, e, s, l.flags(l.grid[bestAt[li][e]])
-				jobs = append(jobs, func() error {
-					r, err := epochLoss(files[s], flags)
-					mu.Lock()
-					results[cell{li, e, s}] = r[e]
-					mu.Unlock()
-					return err
-				})
+	// The shuffled orders at the tuned constants: (learner, epoch count) × orders.
+	results, err := run.Grid{
+		Learners: 2 * len(learners), Sets: 1,
+		Orders: func(int) int { return shuffles },
+		Do: func(c run.Cell) ([]float64, error) {
+			li, e := c.Learner/2, c.Learner%2
+			r, err := epochLoss(files[c.Order+1], learners[li].flags(learners[li].grid[bestAt[li][e]]))
+			if err != nil {
+				return nil, err
 			}
-		}
-	}
-	if err := run.Parallel(jobs); err != nil {
+			return r[e : e+1], nil
+		},
+	}.Run()
+	if err != nil {
 		return err
 	}
+	// at is the loss of learner li after epoch count e on shuffled order s (1…shuffles).
+	at := func(li, e, s int) float64 {
+		v, _ := results.Value(run.Cell{Learner: 2*li + e, Order: s - 1, J: run.Default}, 0)
+		return v
+	}
+	table1Report(learners, bestAt, at, n, shuffles)
+	return nil
+}
+
+// table1Epochs is the longer of the two epoch counts of Table 1.
+const table1Epochs = 4
+
+// table1Orders writes news20 in its own order and in shuffles random
+// orders, each led by the range-widening examples, and returns the paths.
+func table1Orders(dir string, lines []string, shuffles int) ([]string, error) {
+	files := []string{filepath.Join(dir, "order0.vw")}
+	if err := os.WriteFile(files[0], []byte(wideRange+strings.Join(lines, "")), 0o644); err != nil {
+		return nil, err
+	}
+	for s := 1; s <= shuffles; s++ {
+		rng := rand.New(rand.NewPCG(uint64(s), 6302))
+		perm := append([]string(nil), lines...)
+		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		path := filepath.Join(dir, fmt.Sprintf("order%d.vw", s))
+		if err := os.WriteFile(path, []byte(wideRange+strings.Join(perm, "")), 0o644); err != nil {
+			return nil, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+// table1Report prints the mean ± sd per learner and epoch count, then the
+// paired differences.
+func table1Report(learners []setting, bestAt [][2]int, at func(li, e, s int) float64, n, shuffles int) {
+	const epochs = table1Epochs
 	fmt.Printf("\nTable 1 (spirit): Σ_t hinge loss on news20.train (%d examples per epoch), mean ± sd over %d random orders; constant 2^j tuned on the file's order\n", n, shuffles)
 	fmt.Printf("%-10s", "")
 	for _, l := range learners {
@@ -144,7 +155,7 @@ func table1(env *run.Env, bin string, shuffles int) error {
 		for li, l := range learners {
 			var sum, sq float64
 			for s := 1; s <= shuffles; s++ {
-				v := results[cell{li, e, s}]
+				v := at(li, e, s)
 				sum += v
 				sq += v * v
 			}
@@ -162,7 +173,7 @@ func table1(env *run.Env, bin string, shuffles int) error {
 			var sum, sq float64
 			lower := 0
 			for s := 1; s <= shuffles; s++ {
-				d := results[cell{pair[0], e, s}] - results[cell{pair[1], e, s}]
+				d := at(pair[0], e, s) - at(pair[1], e, s)
 				sum += d
 				sq += d * d
 				if d < 0 {
@@ -174,7 +185,6 @@ func table1(env *run.Env, bin string, shuffles int) error {
 		}
 		fmt.Println()
 	}
-	return nil
 }
 
 // readLines returns the lines of a gzip'd (or, under --quick, plain) text

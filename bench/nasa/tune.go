@@ -5,7 +5,6 @@ import (
 	"math"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/sparseson/sparseson/bench/internal/run"
@@ -29,39 +28,43 @@ func tune(env *run.Env, bin string) error {
 		name  string
 		flags []string
 	}{{"--nasa", []string{"--nasa"}}, {"--nasa --sgd", []string{"--nasa", "--sgd"}}}
-	var mu sync.Mutex
-	acc := map[key]float64{}
-	adagrad := map[string]float64{}
-	var jobs []func() error
-	for _, ds := range run.Datasets {
-		train, test, err := env.Paths(ds.Name, "vw")
-		if err != nil {
+	// Learner 0 is AdaGrad at its defaults, learner 1+i variant i over c = 2^j.
+	trains, tests := make([]string, len(run.Datasets)), make([]string, len(run.Datasets))
+	for i, ds := range run.Datasets {
+		var err error
+		if trains[i], tests[i], err = env.Paths(ds.Name, "vw"); err != nil {
 			return err
-		}
-		ds := ds.Name
-		jobs = append(jobs, func() error {
-			a, err := run.Accuracy(bin, train, test, "--loss_function", "logistic")
-			mu.Lock()
-			adagrad[ds] = a
-			mu.Unlock()
-			return err
-		})
-		for _, v := range variants {
-			for _, j := range tuneGrid {
-				v, j := v, j
-				jobs = append(jobs, func() error {
-					flags := append([]string{"--loss_function", "logistic", "--nasa_c", run.Pow2(j)}, v.flags...)
-					a, err := run.Accuracy(bin, train, test, flags...)
-					mu.Lock()
-					acc[key{ds, v.name, j}] = a
-					mu.Unlock()
-					return err
-				})
-			}
 		}
 	}
-	if err := run.Parallel(jobs); err != nil {
+	res, err := run.Grid{
+		Learners: 1 + len(variants), Sets: len(run.Datasets),
+		Js: func(l int) []int {
+			if l == 0 {
+				return []int{run.Default}
+			}
+			return tuneGrid
+		},
+		Do: func(c run.Cell) ([]float64, error) {
+			flags := []string{"--loss_function", "logistic"}
+			if c.Learner > 0 {
+				flags = append(append(flags, "--nasa_c", run.Pow2(c.J)), variants[c.Learner-1].flags...)
+			}
+			a, err := run.Accuracy(bin, trains[c.Set], tests[c.Set], flags...)
+			return []float64{a}, err
+		},
+	}.Run()
+	if err != nil {
 		return err
+	}
+	acc := map[key]float64{}
+	adagrad := map[string]float64{}
+	for c, v := range res {
+		ds := run.Datasets[c.Set].Name
+		if c.Learner == 0 {
+			adagrad[ds] = v[0]
+		} else {
+			acc[key{ds, variants[c.Learner-1].name, c.J}] = v[0]
+		}
 	}
 	for _, v := range variants {
 		fmt.Printf("\nTest accuracy (%%) of %s, logistic loss, one pass, c = 2^j\n%-15s %8s", v.name, "dataset", "AdaGrad")

@@ -25,23 +25,29 @@ import (
 	"math"
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/sparseson/sparseson/bench/internal/run"
 )
+
+// options are the suite's flags.
+type options struct {
+	lossName, sets, sketches, m string
+	jlo, jhi, shuffles, small   int
+}
 
 // Main runs the suite with its command-line arguments.
 func Main(env *run.Env, args []string) error {
 	fs := flag.NewFlagSet("sontune", flag.ContinueOnError)
 	env.Register(fs)
-	lossName := fs.String("loss", "logistic", "loss function")
-	sets := fs.String("sets", "", "comma-separated datasets (default: all binary sets)")
-	sketches := fs.String("sketches", "oja,fd,rp", "comma-separated sketches")
-	m := fs.String("m", "10", "sketch size")
-	jlo := fs.Int("jlo", -6, "smallest log2 α₀")
-	jhi := fs.Int("jhi", 4, "largest log2 α₀")
-	shuffles := fs.Int("shuffles", 10, "random training orders averaged on the small sets")
-	small := fs.Int("small", 1000, "training sets with fewer examples are small")
+	var o options
+	fs.StringVar(&o.lossName, "loss", "logistic", "loss function")
+	fs.StringVar(&o.sets, "sets", "", "comma-separated datasets (default: all binary sets)")
+	fs.StringVar(&o.sketches, "sketches", "oja,fd,rp", "comma-separated sketches")
+	fs.StringVar(&o.m, "m", "10", "sketch size")
+	fs.IntVar(&o.jlo, "jlo", -6, "smallest log2 α₀")
+	fs.IntVar(&o.jhi, "jhi", 4, "largest log2 α₀")
+	fs.IntVar(&o.shuffles, "shuffles", 10, "random training orders averaged on the small sets")
+	fs.IntVar(&o.small, "small", 1000, "training sets with fewer examples are small")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -56,115 +62,137 @@ func Main(env *run.Env, args []string) error {
 		return err
 	}
 	datasets := run.Datasets
-	if *sets != "" {
+	if o.sets != "" {
 		datasets = nil
 		for _, d := range run.Datasets {
-			if strings.Contains(","+*sets+",", ","+d.Name+",") {
+			if strings.Contains(","+o.sets+",", ","+d.Name+",") {
 				datasets = append(datasets, d)
 			}
 		}
 	}
-	const def = math.MinInt // the default's "j"
-	type key struct {
-		sketch, set string
-		j           int
-	}
-	tmp, err := os.MkdirTemp(env.Temp(), "sontune")
+	trains, err := orders(env, datasets, o)
 	if err != nil {
 		return err
 	}
-	trains := map[string][]string{}
-	for _, ds := range datasets {
+	sks := strings.Split(o.sketches, ",")
+	acc, err := sweep(env, bin, o, sks, datasets, trains)
+	if err != nil {
+		return err
+	}
+	if err := writeCSV(env, o, sks, datasets, acc); err != nil {
+		return err
+	}
+	report(o, sks, datasets, acc)
+	return nil
+}
+
+// orders returns the training files of each dataset: the file itself, or
+// on the small sets -shuffles random orders of it.
+func orders(env *run.Env, datasets []run.Dataset, o options) ([][]string, error) {
+	tmp, err := os.MkdirTemp(env.Temp(), "sontune")
+	if err != nil {
+		return nil, err
+	}
+	trains := make([][]string, len(datasets))
+	for i, ds := range datasets {
 		train, _, err := env.Paths(ds.Name, "vw")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		n, err := run.Lines(train)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if n >= *small || *shuffles < 1 {
-			trains[ds.Name] = []string{train}
+		if n >= o.small || o.shuffles < 1 {
+			trains[i] = []string{train}
 			continue
 		}
-		for k := 1; k <= *shuffles; k++ {
+		for k := 1; k <= o.shuffles; k++ {
 			p, err := run.Shuffled(train, tmp, uint64(k))
 			if err != nil {
-				return err
+				return nil, err
 			}
-			trains[ds.Name] = append(trains[ds.Name], p)
+			trains[i] = append(trains[i], p)
 		}
 	}
-	acc := map[key]float64{}
-	var mu sync.Mutex
-	var jobs []func() error
-	sks := strings.Split(*sketches, ",")
-	for _, sk := range sks {
-		for _, ds := range datasets {
-			_, test, err := env.Paths(ds.Name, "vw")
-			if err != nil {
-				return err
-			}
-			for j := *jlo - 1; j <= *jhi; j++ {
-				k := key{sk, ds.Name, j}
-				if j == *jlo-1 {
-					k.j = def
-				}
-				for _, train := range trains[ds.Name] {
-					n := float64(len(trains[ds.Name]))
-					jobs = append(jobs, func() error {
-						flags := []string{"--" + k.sketch, "-m", *m, "--loss_function", *lossName}
-						if k.j != def {
-							flags = append(flags, "--alpha", run.Pow2(k.j))
-						}
-						a, err := run.Accuracy(bin, train, test, flags...)
-						if err != nil {
-							return err
-						}
-						mu.Lock()
-						acc[k] += a / n
-						mu.Unlock()
-						return nil
-					})
-				}
-			}
+	return trains, nil
+}
+
+// accuracies is the mean test accuracy per (sketch, dataset, j), j =
+// run.Default for the default α₀, over the dataset's training orders.
+type accuracies func(sketch, set, j int) float64
+
+// sweep runs the grid sketches × datasets × orders × (default, α₀ = 2^j).
+func sweep(env *run.Env, bin string, o options, sks []string, datasets []run.Dataset, trains [][]string) (accuracies, error) {
+	tests := make([]string, len(datasets))
+	for i, ds := range datasets {
+		_, test, err := env.Paths(ds.Name, "vw")
+		if err != nil {
+			return nil, err
 		}
+		tests[i] = test
 	}
-	if err := run.Parallel(jobs); err != nil {
-		return err
+	js := []int{run.Default}
+	for j := o.jlo; j <= o.jhi; j++ {
+		js = append(js, j)
 	}
+	res, err := run.Grid{
+		Learners: len(sks), Sets: len(datasets),
+		Orders: func(s int) int { return len(trains[s]) },
+		Js:     func(int) []int { return js },
+		Do: func(c run.Cell) ([]float64, error) {
+			flags := []string{"--" + sks[c.Learner], "-m", o.m, "--loss_function", o.lossName}
+			if c.J != run.Default {
+				flags = append(flags, "--alpha", run.Pow2(c.J))
+			}
+			a, err := run.Accuracy(bin, trains[c.Set][c.Order], tests[c.Set], flags...)
+			return []float64{a}, err
+		},
+	}.Run()
+	if err != nil {
+		return nil, err
+	}
+	return func(sk, set, j int) float64 { return res.Mean(sk, set, j, len(trains[set]), 0) }, nil
+}
+
+// writeCSV writes sontune.csv, checking under --quick that every accuracy
+// is finite.
+func writeCSV(env *run.Env, o options, sks []string, datasets []run.Dataset, acc accuracies) error {
 	var csv strings.Builder
 	fmt.Fprintln(&csv, "sketch,dataset,log2alpha0,accuracy")
-	for _, sk := range sks {
-		for _, ds := range datasets {
-			for j := *jlo - 1; j <= *jhi; j++ {
-				k, name := key{sk, ds.Name, j}, fmt.Sprint(j)
-				if j == *jlo-1 {
-					k.j, name = def, "default"
+	for si, sk := range sks {
+		for di, ds := range datasets {
+			for j := o.jlo - 1; j <= o.jhi; j++ {
+				jj, name := j, fmt.Sprint(j)
+				if j == o.jlo-1 {
+					jj, name = run.Default, "default"
 				}
-				fmt.Fprintf(&csv, "%s,%s,%s,%.2f\n", sk, ds.Name, name, acc[k])
-				if err := env.Finite("sontune "+sk+" "+ds.Name, acc[k]); err != nil {
+				a := acc(si, di, jj)
+				fmt.Fprintf(&csv, "%s,%s,%s,%.2f\n", sk, ds.Name, name, a)
+				if err := env.Finite("sontune "+sk+" "+ds.Name, a); err != nil {
 					return err
 				}
 			}
 		}
 	}
-	if err := env.Write("sontune.csv", []byte(csv.String())); err != nil {
-		return err
-	}
-	fmt.Printf("Test accuracy (%%), one pass, %s loss, m = %s: the default (α₀ from the data) against the best fixed α₀ = 2^j, j = %d…%d (j in parentheses); sets under %d training examples: mean over %d training orders\n\n", *lossName, *m, *jlo, *jhi, *small, *shuffles)
-	for _, sk := range sks {
+	return env.Write("sontune.csv", []byte(csv.String()))
+}
+
+// report prints, per sketch, the default against the best fixed α₀.
+func report(o options, sks []string, datasets []run.Dataset, acc accuracies) {
+	fmt.Printf("Test accuracy (%%), one pass, %s loss, m = %s: the default (α₀ from the data) against the best fixed α₀ = 2^j, j = %d…%d (j in parentheses); sets under %d training examples: mean over %d training orders\n\n", o.lossName, o.m, o.jlo, o.jhi, o.small, o.shuffles)
+	for si, sk := range sks {
 		fmt.Printf("%s:\n| dataset | default | best fixed α₀ | gap |\n|---|---|---|---|\n", sk)
 		within, worst := 0, math.Inf(-1)
-		for _, ds := range datasets {
-			d := acc[key{sk, ds.Name, def}]
-			bj := *jlo
-			for j := *jlo; j <= *jhi; j++ {
-				if acc[key{sk, ds.Name, j}] > acc[key{sk, ds.Name, bj}] {
+		for di, ds := range datasets {
+			d := acc(si, di, run.Default)
+			bj := o.jlo
+			for j := o.jlo; j <= o.jhi; j++ {
+				if acc(si, di, j) > acc(si, di, bj) {
 					bj = j
 				}
 			}
-			b := acc[key{sk, ds.Name, bj}]
+			b := acc(si, di, bj)
 			gap := b - d
 			if gap <= 0.5 {
 				within++
@@ -174,5 +202,4 @@ func Main(env *run.Env, args []string) error {
 		}
 		fmt.Printf("\nwithin 0.5 pp of the best fixed α₀ on %d of %d datasets; largest shortfall %.2f pp\n\n", within, len(datasets), math.Max(worst, 0))
 	}
-	return nil
 }

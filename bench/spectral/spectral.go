@@ -1,5 +1,6 @@
-// Package spectral is the spectral suite of go run ./bench: seed 002 (Luo
-// et al., Robust Frequent Directions, JMLR 2019) §6.1, Fig. 1 — the
+// Package spectral is the spectral suite of go run ./bench: Luo Luo, Cheng
+// Chen, Zhihua Zhang, Wu-Jun Li, Tong Zhang, "Robust Frequent Directions
+// with Application in Online Learning", JMLR 20, 2019, §6.1, Fig. 1 — the
 // relative spectral error of the covariance sketch,
 //
 //	FD:  ‖AᵀA − BᵀB‖₂ / ‖A‖_F²       RFD: ‖AᵀA − (BᵀB + αI)‖₂ / ‖A‖_F²
@@ -60,7 +61,7 @@ func Main(env *run.Env, args []string) error {
 	if err := env.QuickDefaults(fs, map[string]string{"sets": "spam", "rows": fmt.Sprint(run.QuickLines)}); err != nil {
 		return err
 	}
-	fmt.Printf("Seed 002 Fig. 1: relative spectral error of the covariance sketch, A = the first %d rows of each training set (LIBSVM)\n", *rows)
+	fmt.Printf("Luo et al. (JMLR 2019), Fig. 1: relative spectral error of the covariance sketch, A = the first %d rows of each training set (LIBSVM)\n", *rows)
 	fmt.Printf("%-8s %6s %4s %12s %12s %9s\n", "set", "d", "m", "FD", "RFD", "RFD/FD")
 	var csv strings.Builder
 	fmt.Fprintln(&csv, "dataset,d,m,fd,rfd")
@@ -182,7 +183,7 @@ func sketch(A []row, d, m int) (fd, rfd fdSketch) {
 }
 
 // shrink is FD's step: B = UΣVᵀ, Σ² ← max(Σ² − σ_m², 0), keeping the
-// m − 1 leading rows ΣVᵀ; α grows by σ_m²/2 (RFD, seed 002 Alg. 4). The
+// m − 1 leading rows ΣVᵀ; α grows by σ_m²/2 (RFD, Luo et al. (JMLR 2019), Alg. 4). The
 // SVD comes from the eigendecomposition of the small Gram matrix BBᵀ.
 func (s *fdSketch) shrink(m int) {
 	p, d := s.rows, s.d

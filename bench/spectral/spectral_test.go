@@ -7,9 +7,9 @@ import (
 
 // TestSketchBounds checks the dense sketches against the guarantees the
 // figure illustrates: FD's covariance error is at most ‖A‖_F²/m (the
-// doubled buffer shrinks by σ_m², Liberty 2013 / seed 002 App. A), and
+// doubled buffer shrinks by σ_m², Liberty 2013 / Luo et al. (JMLR 2019), App. A), and
 // RFD's, with α = half the total shrinkage, at most half of that bound
-// (seed 002 Theorem 3 at k = 0).
+// (Luo et al. (JMLR 2019), Theorem 3 at k = 0).
 func TestSketchBounds(t *testing.T) {
 	for _, tc := range []struct {
 		name    string

@@ -16,7 +16,7 @@ import (
 )
 
 // synthKappa is the condition number of the synthetic sets the speed
-// suite times: the middle of seed 004 §5.1's range (the cost of a step
+// suite times: the middle of Luo et al. (NIPS 2016), §5.1's range (the cost of a step
 // does not depend on κ, only on d = 100 and m).
 const synthKappa = "100"
 
@@ -46,7 +46,7 @@ func newsText(env *run.Env, train, dir string, copies int) (*input, error) {
 	return &input{label: fmt.Sprintf("news20.train×%d", copies), path: path, mb: mb}, nil
 }
 
-// synthText writes the synthetic suite's two families (seed 004 §5.1's
+// synthText writes the synthetic suite's two families (Luo et al. (NIPS 2016), §5.1's
 // rotated set and the per-coordinate scaled one) at κ = synthKappa with
 // the paper's T = 10000 examples (d = 100, dense), by the synthetic suite
 // itself (-write), each as LIBSVM text concatenated copies times.

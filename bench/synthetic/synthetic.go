@@ -1,5 +1,7 @@
 // Package synthetic is the synthetic suite of go run ./bench; it
-// reproduces the ill-conditioned benchmark of seed 004 §5.1 (Fig. 1): T =
+// reproduces the ill-conditioned benchmark of Haipeng Luo, Alekh Agarwal,
+// Nicolò Cesa-Bianchi, John Langford, "Efficient Second Order Online
+// Learning by Sketching", NIPS 2016, §5.1 (Fig. 1): T =
 // 10000 examples in d = 100 dimensions, X = Z·Λ^{1/2}·Vᵀ with Gaussian Z,
 // a random orthonormal V and the spectrum Λ = (1, …, 1, then the last 10
 // rising linearly to κ); labels y = sign(Z·a) are the same for every κ (a
@@ -18,7 +20,7 @@
 // default configuration (no flags beyond the sketch) as it is.
 //
 // The table is also written to -out as synthetic_<family>.csv, from which
-// the figures suite draws seed 004's Fig. 1.
+// the figures suite draws Luo et al.'s (NIPS 2016) Fig. 1.
 //
 //	go run ./bench synthetic [-family rotated|scaled] [-kappas 10,50,...] [-learners a,b]
 package synthetic
@@ -27,13 +29,13 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/sparseson/sparseson/bench/internal/run"
 	"gonum.org/v1/gonum/mat"
@@ -63,13 +65,20 @@ var allLearners = []learner{
 	{"RP m=10 default", []string{"--rp", "-m", "10"}, ""},
 }
 
+// cell is one learner's result at one κ: its progressive error at its
+// best 2^j (j = math.MinInt: untuned).
+type cell struct {
+	err float64
+	j   int
+}
+
 // Main runs the suite with its command-line arguments.
 func Main(env *run.Env, args []string) error {
 	fs := flag.NewFlagSet("synthetic", flag.ContinueOnError)
 	env.Register(fs)
-	T := fs.Int("T", 10000, "examples (seed 004: 10000)")
+	T := fs.Int("T", 10000, "examples (Luo et al. (NIPS 2016): 10000)")
 	kappaList := fs.String("kappas", "10,50,100,150,200", "condition numbers")
-	family := fs.String("family", "rotated", "rotated (seed 004 §5.1) or scaled (the same, each coordinate scaled by 10^U(−2,2))")
+	family := fs.String("family", "rotated", "rotated (Luo et al. (NIPS 2016), §5.1) or scaled (the same, each coordinate scaled by 10^U(−2,2))")
 	seed := fs.Uint64("seed", 1, "random seed of Z, V, a and the scales")
 	writeDir := fs.String("write", "", "only write the κ datasets (LIBSVM) into this directory")
 	only := fs.String("learners", "", "comma-separated learner names to run (default: all)")
@@ -107,107 +116,139 @@ func Main(env *run.Env, args []string) error {
 		}
 		kappas = append(kappas, k)
 	}
-	Z, V, y, scales := problem(*seed, *T)
-	if *family == "rotated" {
-		scales = nil
-	}
-	dir := *writeDir
-	if dir == "" {
-		tmp, err := os.MkdirTemp(env.Temp(), "synthetic")
-		if err != nil {
-			return err
-		}
-		dir = tmp
-	}
-	files := map[float64]string{}
-	for _, k := range kappas {
-		files[k] = filepath.Join(dir, fmt.Sprintf("%s_k%g.svm", *family, k))
-		if err := write(files[k], Z, V, y, scales, k); err != nil {
-			return err
-		}
-	}
-	if *writeDir != "" {
-		return nil
+	files, err := writeSets(env, *writeDir, *family, *seed, *T, kappas)
+	if err != nil || *writeDir != "" {
+		return err
 	}
 	bin, err := env.Bin()
 	if err != nil {
 		return err
 	}
-	// Progressive error needs the summary, which --quiet hides: run each
-	// setting without --quiet and read "average loss" (0/1 loss with --binary).
-	progressive := func(k float64, l learner, j int) (float64, error) {
-		args := append([]string{"--noconstant", "--loss_function", "squared", "--binary", "-P", "1000000000"}, l.flags...)
-		if l.rate != "" {
-			args = append(args, l.rate, run.Pow2(j))
-		}
-		r, err := run.Exec(bin, append(args, files[k])...)
-		if err != nil {
-			return 0, err
-		}
-		v, err := strconv.ParseFloat(r.Summary["average loss"], 64)
-		if err != nil {
-			return 0, fmt.Errorf("no average loss: %s", r.Stderr)
-		}
-		return 100 * v, nil
+	best, err := sweep(env, bin, files, kappas, learners, jlo, jhi)
+	if err != nil {
+		return err
 	}
-	type cell struct {
-		err float64
-		j   int
+	fmt.Printf("One-pass progressive error (%%), squared loss, family %s; tuned learners at their best rate over 2^j (j in parentheses), defaults as they are; T = %d, d = %d, seed %d\n\n", *family, *T, d, *seed)
+	printTable(kappas, learners, best)
+	return writeCSV(env, *family, kappas, learners, best)
+}
+
+// writeSets writes the κ datasets of a family as LIBSVM text into dir (a
+// temporary directory when dir is "") and returns their paths by κ.
+func writeSets(env *run.Env, dir, family string, seed uint64, T int, kappas []float64) (map[float64]string, error) {
+	Z, V, y, scales := problem(seed, T)
+	if family == "rotated" {
+		scales = nil
 	}
+	if dir == "" {
+		tmp, err := os.MkdirTemp(env.Temp(), "synthetic")
+		if err != nil {
+			return nil, err
+		}
+		dir = tmp
+	}
+	files := map[float64]string{}
+	for _, k := range kappas {
+		files[k] = filepath.Join(dir, fmt.Sprintf("%s_k%g.svm", family, k))
+		if err := write(files[k], Z, V, y, scales, k); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// progressive is the one-pass progressive error (%) of learner l on file
+// at rate 2^j. It needs the summary, which --quiet hides: the run is
+// without --quiet and "average loss" is read (0/1 loss with --binary).
+func progressive(bin, file string, l learner, j int) (float64, error) {
+	args := append([]string{"--noconstant", "--loss_function", "squared", "--binary", "-P", "1000000000"}, l.flags...)
+	if l.rate != "" {
+		args = append(args, l.rate, run.Pow2(j))
+	}
+	r, err := run.Exec(bin, append(args, file)...)
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseFloat(r.Summary["average loss"], 64)
+	if err != nil {
+		return 0, fmt.Errorf("no average loss: %s", r.Stderr)
+	}
+	return 100 * v, nil
+}
+
+// sweep returns each learner's result per κ (by κ and learner index):
+// the untuned ones as they are, the tuned ones at their best 2^j over
+// jlo…jhi, the range widened by 3 while the best sits on its edge (not
+// under --quick). Each κ is a run.Grid of learners × 2^j, rerun for the
+// widened ranges on only the values not yet run.
+func sweep(env *run.Env, bin string, files map[float64]string, kappas []float64, learners []learner, jlo, jhi int) (map[[2]int]cell, error) {
 	best := make(map[[2]int]cell)
-	var mu sync.Mutex
 	for ki, k := range kappas {
-		for li, l := range learners {
-			if l.rate == "" {
-				e, err := progressive(k, l, 0)
-				if err != nil {
-					return err
-				}
-				best[[2]int{ki, li}] = cell{e, math.MinInt}
-				continue
-			}
-			lo, hi := jlo, jhi
-			res := map[int]float64{}
-			for {
-				var jobs []func() error
-				for j := lo; j <= hi; j++ {
-					if _, ok := res[j]; ok {
-						continue
+		lo, hi := make([]int, len(learners)), make([]int, len(learners))
+		pending := map[int]bool{}
+		for li := range learners {
+			lo[li], hi[li], pending[li] = jlo, jhi, true
+		}
+		res := run.Results{}
+		for len(pending) > 0 {
+			r, err := run.Grid{
+				Learners: len(learners), Sets: 1,
+				Js: func(li int) []int {
+					if learners[li].rate == "" {
+						return []int{run.Default}
 					}
-					j := j
-					jobs = append(jobs, func() error {
-						e, err := progressive(k, l, j)
-						mu.Lock()
-						res[j] = e
-						mu.Unlock()
-						return err
-					})
+					var js []int
+					for j := lo[li]; j <= hi[li]; j++ {
+						if _, ok := res[run.Cell{Learner: li, J: j}]; !ok {
+							js = append(js, j)
+						}
+					}
+					return js
+				},
+				Skip: func(c run.Cell) bool { return !pending[c.Learner] },
+				Do: func(c run.Cell) ([]float64, error) {
+					e, err := progressive(bin, files[k], learners[c.Learner], c.J)
+					return []float64{e}, err
+				},
+			}.Run()
+			if err != nil {
+				return nil, err
+			}
+			maps.Copy(res, r)
+			for li := range pending {
+				if learners[li].rate == "" {
+					best[[2]int{ki, li}] = cell{res[run.Cell{Learner: li, J: run.Default}][0], math.MinInt}
+					delete(pending, li)
+					continue
 				}
-				if err := run.Parallel(jobs); err != nil {
-					return err
-				}
-				bj := lo
-				for j := lo; j <= hi; j++ {
-					if res[j] < res[bj] {
+				at := func(j int) float64 { return res[run.Cell{Learner: li, J: j}][0] }
+				bj := lo[li]
+				for j := lo[li]; j <= hi[li]; j++ {
+					if at(j) < at(bj) {
 						bj = j
 					}
 				}
 				switch {
 				case env.Quick:
-				case bj == lo && lo > -15:
-					lo -= 3
+				case bj == lo[li] && lo[li] > -15:
+					lo[li] -= 3
 					continue
-				case bj == hi && hi < 24:
-					hi += 3
+				case bj == hi[li] && hi[li] < 24:
+					hi[li] += 3
 					continue
 				}
-				best[[2]int{ki, li}] = cell{res[bj], bj}
-				break
+				best[[2]int{ki, li}] = cell{at(bj), bj}
+				delete(pending, li)
 			}
 		}
 		fmt.Fprintf(os.Stderr, "κ = %g done\n", k)
 	}
-	fmt.Printf("One-pass progressive error (%%), squared loss, family %s; tuned learners at their best rate over 2^j (j in parentheses), defaults as they are; T = %d, d = %d, seed %d\n\n", *family, *T, d, *seed)
+	return best, nil
+}
+
+// printTable prints the error table, κ by learner, and each learner's
+// spread over κ.
+func printTable(kappas []float64, learners []learner, best map[[2]int]cell) {
 	fmt.Printf("| κ |")
 	for _, l := range learners {
 		fmt.Printf(" %s |", l.name)
@@ -239,6 +280,11 @@ func Main(env *run.Env, args []string) error {
 		fmt.Printf(" %.2f pp |", hi-lo)
 	}
 	fmt.Println()
+}
+
+// writeCSV writes synthetic_<family>.csv, checking under --quick that
+// every error is finite.
+func writeCSV(env *run.Env, family string, kappas []float64, learners []learner, best map[[2]int]cell) error {
 	var csv strings.Builder
 	fmt.Fprintln(&csv, "kappa,learner,error_pct,log2rate")
 	for ki, k := range kappas {
@@ -254,7 +300,7 @@ func Main(env *run.Env, args []string) error {
 			}
 		}
 	}
-	return env.Write("synthetic_"+*family+".csv", []byte(csv.String()))
+	return env.Write("synthetic_"+family+".csv", []byte(csv.String()))
 }
 
 // problem draws Z (T×d), an orthonormal V (d×d), labels y = sign(Z·a) and

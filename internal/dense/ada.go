@@ -8,20 +8,20 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// ADAConfig selects one of the FD-adaptive learners of seeds 000 and 003
+// ADAConfig selects one of the FD-adaptive learners of Wan & Zhang (TPAMI 2022) and Yang et al. (ICML 2025)
 // for the dense reference ADA.
 type ADAConfig struct {
 	D int
 	// Tau is the sketch size τ; 0 is ADA-FULL (the exact G_t = Σ g gᵀ).
 	Tau int
-	// Fast selects the doubled buffer (seed 000 Alg. 3/4; seed 003's fast
+	// Fast selects the doubled buffer (Wan & Zhang (TPAMI 2022), Alg. 3/4; Yang et al.'s (ICML 2025) fast
 	// FD for FTFSL and Fast S-ADA).
 	Fast bool
-	// Escaped selects seed 003's preconditioner G̃^{1/2} =
+	// Escaped selects Yang et al.'s (ICML 2025) preconditioner G̃^{1/2} =
 	// (ρ_{1:t}I + SᵀS)^{1/2} (FTSL, FTFSL, S-ADA, Fast S-ADA); otherwise
-	// seed 000's H = δI + (SᵀS)^{1/2} (ADA-FD, ADA-FFD, ADA-FULL).
+	// Wan & Zhang's (TPAMI 2022) H = δI + (SᵀS)^{1/2} (ADA-FD, ADA-FFD, ADA-FULL).
 	Escaped bool
-	// Dual selects dual averaging, β_{t+1} = −η·P_t·ḡ_t (seed 000 Eq. 1/7,
+	// Dual selects dual averaging, β_{t+1} = −η·P_t·ḡ_t (Wan & Zhang (TPAMI 2022), Eq. 1/7,
 	// Alg. 1/3; FTSL/FTFSL); otherwise composite mirror descent,
 	// β_{t+1} = β_t − η·P_t·g_t (Eq. 2/8, Alg. 2/4; S-ADA).
 	Dual bool
@@ -33,7 +33,7 @@ type ADAConfig struct {
 // ADA is the dense reference of the FD-adaptive learners, written from the
 // papers' pseudo-code with an explicit d-dimensional sketch:
 //
-//   - ADA-FD (seed 000, Wan and Zhang, TPAMI 2022, Alg. 1 dual averaging,
+//   - ADA-FD (Wan & Zhang (TPAMI 2022), Alg. 1 dual averaging,
 //     Alg. 2 mirror descent): S is τ×d, S₀ = 0; g_t goes into the last row
 //     of S_{t−1}, S_{t−1} = UΣVᵀ, σ_t = Σ²_ττ, S_t = (Σ² − σ_tI)^{1/2}Vᵀ;
 //     β_{t+1} = −(η/δ)(ḡ_t − V(δI + Σ′)⁻¹Σ′Vᵀḡ_t) (Alg. 1 line 7), i.e.
@@ -44,16 +44,16 @@ type ADAConfig struct {
 //     (g − g′)/‖g − g′‖; M ← M + (Vᵀg)(Vᵀg)ᵀ; M = UΣUᵀ; the step with
 //     (S_tᵀS_t)^{1/2} = V UΣ^{1/2}UᵀVᵀ; then, if r = 2τ, σ_t = Σ_ττ,
 //     M ← max(Σ − σ_tI, 0), V ← VU, r ← τ − 1 (columns beyond zeroed);
-//   - ADA-FULL (seed 000 Eq. 1/2; Duchi, Hazan, Singer 2011): G_t itself
+//   - ADA-FULL (Wan & Zhang (TPAMI 2022), Eq. 1/2; Duchi, Hazan, Singer 2011): G_t itself
 //     in place of SᵀS, with δ > 0, or δ = 0 and the pseudo-inverse;
-//   - FTSL (seed 003, Yang, Wan, Li, Wang, Zhang, Wei, Zhang, ICML 2025):
+//   - FTSL (Yang et al. (ICML 2025), Alg. 2):
 //     the FD sketch above with its escaped mass ρ_{1:t} = Σ_{s≤t} σ_s
 //     added back, β_{t+1} = −η·G̃_t^{−1/2}ḡ_t with G̃_t = ρ_{1:t}I + S_tᵀS_t
 //     (the pseudo-inverse while ρ_{1:t} = 0); FTFSL is the same on the
 //     doubled buffer (ρ adds σ_t at each of its shrinks);
 //   - S-ADA (Feinberg, Chen, Sun, Anil, Hazan, "Sketchy: memory-efficient
 //     adaptive regularization with frequent directions", NeurIPS 2023, as
-//     seed 003 states it — 003 gives no algorithm box):
+//     Yang et al. (ICML 2025) state it — they give no algorithm box):
 //     x_{t+1} = x_t − η(ρ_{1:t}I + B_tB_tᵀ)^{−1/2}g_t, with B_tB_tᵀ the FD
 //     sketch SᵀS of g_1..g_t and ρ_{1:t} its escaped mass; Fast S-ADA is the
 //     same on the doubled buffer.

@@ -10,7 +10,7 @@ import (
 // for squared loss in extended precision (math/big, Prec bits), without
 // diagonal pre-scaling. It exists because squared-loss SON on
 // ill-conditioned streams amplifies rounding errors by orders of magnitude
-// (sketches.md §9, sensitivity note): there only an extended-precision
+// (docs/algorithms.md §9, sensitivity note): there only an extended-precision
 // reference tells which float64 implementation is accurate.
 type BigOjaSON struct {
 	D, M       int

@@ -15,16 +15,16 @@ const FDEigTol = 1e-12
 
 // FD is the Frequent Directions sketch with an explicit sketch matrix:
 //
-//   - per-step (Fast false): seed 004 Alg. 2 as written — S is m×d with its
+//   - per-step (Fast false): Luo et al. (NIPS 2016), Alg. 2 as written — S is m×d with its
 //     last row zero; ĝ goes into the last row, S ← (Σ − Σ_mm I)^{1/2}V from
 //     the SVD of S, so m−1 rows are live;
-//   - doubled buffer (Fast true): seed 002 Alg. 6 (fast RFD-SON; Alg. 4/5
+//   - doubled buffer (Fast true): Luo et al. (JMLR 2019), Alg. 6 (fast RFD-SON; Alg. 4/5
 //     for the sketch alone) — rows are appended until the buffer holds 2m
 //     of them (zero rows count), then the SVD shrinks it to m−1 rows by the
 //     m-th squared singular value. The buffer starts as Alg. 6's
 //     B⁽⁰⁾ = 0_{m×d}, so the first shrink comes with the m-th row (Alg. 4/5
 //     start from the first m−1 rows and first shrink at the 2m-th);
-//   - Robust: seed 002 Alg. 2/5, α ← α + λ_m/2 at every shrink (RFD), with
+//   - Robust: Luo et al. (JMLR 2019), Alg. 2/5, α ← α + λ_m/2 at every shrink (RFD), with
 //     α₀ = 0 allowed (RFD₀, the pseudo-inverse branch of dense SON).
 //
 // λ_m is the m-th largest eigenvalue of ŜᵀŜ for the Ŝ being shrunk (0 when

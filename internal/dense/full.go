@@ -9,7 +9,7 @@ import (
 )
 
 // FullSketch is the "sketch" that forgets nothing: SᵀS = Σ_t ĝ_tĝ_tᵀ
-// exactly, so dense SON with it is full ONS (seed 004 Eq. 1–2), and so is
+// exactly, so dense SON with it is full ONS (Luo et al. (NIPS 2016), Eq. 1–2), and so is
 // FD with m > d. S stacks the ĝ rows up to an orthogonal rotation: it is
 // kept as the upper-trapezoidal factor R of the QR decomposition of the
 // stacked rows G = [ĝ_1ᵀ; ĝ_2ᵀ; …] (updated by Givens rotations, O(d²) per
@@ -94,7 +94,7 @@ func (f *FullSketch) Update(g []float64) {
 	}
 }
 
-// FullONS is full ONS (seed 004 Eq. 1–2 with Lemma 1's projection) solved
+// FullONS is full ONS (Luo et al. (NIPS 2016), Eq. 1–2 with Lemma 1's projection) solved
 // from scratch: A_t = αI + Σĝĝᵀ is kept explicitly and factorised by
 // Cholesky (gonum) for every solve, O(d³) per step. It follows the same
 // conventions as SON (ĝ = √h·√(σ_t+η_t)·ℓ'·x̃, g = h·ℓ'·x̃, optional

@@ -7,7 +7,7 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// NASA is seed 001's online gradient descent with its scalar step sizes
+// NASA is Ouyang & Gray's (KDD 2012) online gradient descent with its scalar step sizes
 // (Ouyang and Gray, KDD 2012), written densely from the paper on a small d:
 // every quantity of Eq. 3–4 is a d-vector and every norm a full sum, so it
 // is the reference for gd's O(s) computation (gd/nasa.go). The prox is

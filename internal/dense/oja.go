@@ -6,7 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Oja is Oja's sketch with an explicit orthonormal V (seed 004 Eq. 4 and
+// Oja is Oja's sketch with an explicit orthonormal V (Luo et al. (NIPS 2016), Eq. 4 and
 // Alg. 3), Γ_t = min(rate/t, 1)·I for Λ and γ_t = min(Γ_t, Cap/‖ĝ‖²) for V,
 // and the warm-up rule of package oja: while fewer than m rows exist, the
 // normalised part of ĝ orthogonal to the rows is appended when it holds

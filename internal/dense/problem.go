@@ -7,7 +7,7 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// Problem describes a random sparse test stream (sketches.md §9 A).
+// Problem describes a random sparse test stream (docs/algorithms.md §9 A).
 type Problem struct {
 	D, S, T int
 	Loss    string  // "squared" or "logistic"

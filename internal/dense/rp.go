@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// RP is the Gaussian random-projection sketch of seed 004 §3 with an
+// RP is the Gaussian random-projection sketch of Luo et al. (NIPS 2016), §3 with an
 // explicit m×d matrix: S_t = S_{t−1} + r_t ĝ_tᵀ, r_t ~ N(0, I/m).
 //
 // The r stream is the one package rp documents: a PCG generator

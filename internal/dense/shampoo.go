@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// FDGeneral is seed 003's Alg. 4, Frequent Directions in general form, on
+// FDGeneral is Yang et al.'s (ICML 2025) Alg. 4, Frequent Directions in general form, on
 // an explicit n×n matrix: it keeps C = B_tB_tᵀ (B_t n×τ) and, given a new
 // PSD matrix M_t, eigendecomposes C + M_t = UΛUᵀ, keeps B_t =
 // U_{:,1:τ}(Λ_{1:τ} − λ_τI)^{1/2} and returns λ_τ (its escaped mass), the
@@ -59,7 +59,7 @@ func (f *FDGeneral) Add(M *mat.SymDense) {
 	f.C = C
 }
 
-// Preconditioner returns (C + (ρ + ε)I)^{−1/4}: seed 003 Alg. 5 lines 7–8
+// Preconditioner returns (C + (ρ + ε)I)^{−1/4}: Yang et al. (ICML 2025), Alg. 5 lines 7–8
 // give L_t (or R_t) = B_tB_tᵀ + (ε + ρ_{1:t})I, and Eq. (3) applies its
 // −1/4 power. C's eigenvalues ≤ FDEigTol·λ₁ count as 0, as in package fd.
 func (f *FDGeneral) Preconditioner(eps float64) *mat.Dense {
@@ -119,10 +119,10 @@ type ShampooConfig struct {
 	Eta, Eps   float64
 }
 
-// Shampoo is the dense reference of FTSL-Shampoo (seed 003, Yang et al.,
+// Shampoo is the dense reference of FTSL-Shampoo (Yang et al. (ICML 2025),
 // ICML 2025, Alg. 5 with Alg. 4 for both factors) and, with no sketches,
 // of full-matrix Shampoo in the same primal-dual form (Gupta, Koren and
-// Singer 2018, with ḠX_t in place of the gradient as in seed 003 Eq. (3)),
+// Singer 2018, with ḠX_t in place of the gradient as in Yang et al. (ICML 2025), Eq. (3)),
 // for a K×d multinomial logistic model, written from the pseudo-code:
 //
 //	play X_t: scores s = X_t·x, p = softmax(s), loss −log p_y;
@@ -217,7 +217,7 @@ func (s *Shampoo) Weights() *mat.Dense {
 	return &X
 }
 
-// KroneckerWeights returns X_{t+1} through the vector form of seed 003's
+// KroneckerWeights returns X_{t+1} through the vector form of Yang et al.'s (ICML 2025)
 // proof of Theorem 4.4 (Lemma A.7): x_{t+1} = −η·(L_t^{−1/4} ⊗ R_t^{−1/4})·ḡ_t
 // with x = vec(X), ḡ = vec(Ḡ) row-major — an independent evaluation of
 // Eq. (3) for tests (Kd×Kd, tiny problems only).

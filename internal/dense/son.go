@@ -1,9 +1,28 @@
 // Package dense holds the dense reference implementations that the sparse
-// learners are tested against: SON exactly as seed 004 writes Alg. 1 (O(md)
-// per step and worse, explicit d-dimensional vectors and matrices), dense
+// learners are tested against: SON exactly as Luo et al. (NIPS 2016)
+// write Alg. 1 (O(md) per step and worse, explicit d-dimensional vectors and matrices), dense
 // sketches (Oja with an explicit orthonormal V, Alg. 3 / Eq. 4), diagonal
 // pre-scaling (§5.2), and full ONS with an O(d³) solve. It is test
 // infrastructure: nothing here is used by the binary.
+//
+// The papers, cited in the comments by their short form:
+//
+//   - Luo et al. (NIPS 2016): Haipeng Luo, Alekh Agarwal, Nicolò
+//     Cesa-Bianchi, John Langford, "Efficient Second Order Online Learning
+//     by Sketching", NIPS 2016 (SON, Oja, FD, RP);
+//   - Luo et al. (JMLR 2019): Luo Luo, Cheng Chen, Zhihua Zhang, Wu-Jun Li,
+//     Tong Zhang, "Robust Frequent Directions with Application in Online
+//     Learning", JMLR 20, 2019 (RFD, the doubled buffer);
+//   - Wan & Zhang (TPAMI 2022): Yuanyu Wan, Lijun Zhang, "Efficient
+//     Adaptive Online Learning via Frequent Directions", IEEE TPAMI 2022
+//     (ADA-FD, ADA-FFD, ADA-FULL);
+//   - Yang et al. (ICML 2025): Sifan Yang, Yuanyu Wan, Peijia Li, Yibo
+//     Wang, Xiao Zhang, Zhewei Wei, Lijun Zhang, "Dimension-Free Adaptive
+//     Subgradient Methods with Frequent Directions", ICML 2025 (FTSL,
+//     FTSL-Shampoo);
+//   - Ouyang & Gray (KDD 2012): Hua Ouyang, Alexander Gray, "NASA:
+//     Achieving Lower Regrets and Faster Rates via Adaptive Stepsizes",
+//     KDD 2012 (NASA).
 package dense
 
 import (
@@ -30,7 +49,7 @@ type Sketch interface {
 	Rank() int
 }
 
-// SON is Alg. 1 of seed 004 with dense vectors.
+// SON is Alg. 1 of Luo et al. (NIPS 2016) with dense vectors.
 type SON struct {
 	D                  int
 	C                  float64
@@ -203,7 +222,7 @@ func (s *SON) Learn(ex *sparse.Example) float64 {
 				w[i] -= tau / q * ax[i]
 			}
 		} else {
-			// α = 0 (sketches.md §1).
+			// α = 0 (docs/algorithms.md §1).
 			px := projector(s.Sk.S(), x)
 			r2 := n - dotv(x, px)
 			if r2 > 1e-9*n {

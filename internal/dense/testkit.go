@@ -19,7 +19,7 @@ func Loss(name string) loss.Loss {
 	return &loss.Squared{Range: loss.LabelRange{Min: -1e9, Max: 1e9}}
 }
 
-// Sigma returns σ of sketches.md §10's settings, σ + η_t = 1/(8C²) + 1/√t
+// Sigma returns σ of docs/algorithms.md §10's settings, σ + η_t = 1/(8C²) + 1/√t
 // for squared loss and 1/√t for logistic loss (η₀ = 1).
 func Sigma(lossName string, C float64) float64 {
 	if lossName == "squared" {
@@ -39,12 +39,12 @@ func etaT(eta0, p, t float64) float64 {
 	return eta0 * math.Pow(t, -p)
 }
 
-// Rel is the relative difference of sketches.md §9, |a − b|/(1 + |b|).
+// Rel is the relative difference of docs/algorithms.md §9, |a − b|/(1 + |b|).
 func Rel(a, b float64) float64 { return math.Abs(a-b) / (1 + math.Abs(b)) }
 
 // Perturb returns a copy of data with every value multiplied by
 // 1 + 1e-15·N(0,1): comparing a learner on both measures how much the
-// stream itself amplifies rounding (sketches.md §9, sensitivity note).
+// stream itself amplifies rounding (docs/algorithms.md §9, sensitivity note).
 func Perturb(data []sparse.Example, seed uint64) []sparse.Example {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	out := make([]sparse.Example, len(data))
