@@ -17,13 +17,13 @@
 //
 // The figures, by file name:
 //
-//	seed004_fig1       Luo et al. (NIPS 2016), Fig. 1: progressive error vs κ, AdaGrad and Oja-SON m = 0, 5, 10 (synthetic)
-//	seed002_spectral   Luo et al. (JMLR 2019), Fig. 1: relative spectral error of FD and RFD vs sketch size (spectral)
-//	seed000_regret     Wan & Zhang (TPAMI 2022), §5.2 (its Fig. 1): regret curves of the online regression (ada -part regression)
-//	seed000_tau        Wan & Zhang (TPAMI 2022), §5.2: regret vs τ of ADA-FD and ADA-FFD (ada -part regression)
-//	seed000_tau_time   Wan & Zhang (TPAMI 2022), §5.2: CPU time per example vs τ of the same runs
-//	seed001_fig1       Ouyang & Gray (KDD 2012), Fig. 1: NASA vs OGD under the change of environment (nasa -part ridge)
-//	seed003_*          Yang et al.'s (ICML 2025) comparison: progressive mistakes vs η of FTSL/FTFSL, S-ADA, ADA-FD/FFD (ada -part sketchy)
+//	luo2016_fig1       Luo et al. (NIPS 2016), Fig. 1: progressive error vs κ, AdaGrad and Oja-SON m = 0, 5, 10 (synthetic)
+//	luo2019_spectral   Luo et al. (JMLR 2019), Fig. 1: relative spectral error of FD and RFD vs sketch size (spectral)
+//	wanzhang2022_regret     Wan & Zhang (TPAMI 2022), §5.2 (its Fig. 1): regret curves of the online regression (ada -part regression)
+//	wanzhang2022_tau        Wan & Zhang (TPAMI 2022), §5.2: regret vs τ of ADA-FD and ADA-FFD (ada -part regression)
+//	wanzhang2022_tau_time   Wan & Zhang (TPAMI 2022), §5.2: CPU time per example vs τ of the same runs
+//	ouyanggray2012_fig1       Ouyang & Gray (KDD 2012), Fig. 1: NASA vs OGD under the change of environment (nasa -part ridge)
+//	yang2025_*          Yang et al.'s (ICML 2025) comparison: progressive mistakes vs η of FTSL/FTFSL, S-ADA, ADA-FD/FFD (ada -part sketchy)
 //	speed_m            ns/example vs m per sketch, log–log, AdaGrad as the flat line (speed -set learners or -set m)
 //	speed_bits         ns/example vs -b (speed -set bits)
 //
@@ -57,14 +57,14 @@ type Figure struct {
 
 // List is every figure the suite draws (Yang et al.'s (ICML 2025) comparison one per dataset).
 var List = []Figure{
-	{"seed004_fig1", "Luo et al. (NIPS 2016), Fig. 1: invariance to the condition number", "`go run ./bench synthetic -learners \"AdaGrad,SON m=0 default,Oja m=5 default,Oja m=10 default\"`: one-pass progressive error (squared loss) on the rotated synthetic set, T = 10000, d = 100; AdaGrad at its best -l over 2^j, Oja-SON at its defaults."},
-	{"seed002_spectral", "Luo et al. (JMLR 2019), Fig. 1: relative spectral error of FD and RFD", "`go run ./bench spectral`: ‖AᵀA − BᵀB‖₂/‖A‖_F² (FD) and ‖AᵀA − BᵀB − αI‖₂/‖A‖_F² (RFD), A = the first 2000 rows of each set; doubled-buffer sketches written densely in bench/spectral (not the fd package's)."},
-	{"seed000_regret", "Wan & Zhang (TPAMI 2022), §5.2: regret curves", "`go run ./bench ada -part regression -only main,tau -ada_full=false`: cumulative absolute loss (= regret, the targets are noise-free) of each learner at its best η, mirror descent, τ = 20; ADA-FULL left out (≈ 6 CPU-minutes a run)."},
-	{"seed000_tau", "Wan & Zhang (TPAMI 2022), §5.2: regret vs τ", "The same run: cumulative loss at the best η against the sketch size τ, mirror descent."},
-	{"seed000_tau_time", "Wan & Zhang (TPAMI 2022), §5.2: time vs τ", "The same runs: CPU µs per example (process start-up included, T = 10000, d = 500) against τ, the median over the η grid's runs at each τ, mirror descent; ADA-DIAG as the sketch-free line. Runs went two at a time on the shared cores."},
-	{"seed001_fig1", "Ouyang & Gray (KDD 2012), Fig. 1: NASA vs OGD when the environment changes", "`go run ./bench nasa -part ridge`: cumulative squared loss of the ridge regression whose coefficients double at t = 2000 (the variances reading, the paper's unclipped loss), each learner at its best constant."},
-	{"seed003_satellite_grey", "Yang et al.'s (ICML 2025) comparison on satellite_grey (τ = 9)", "`go run ./bench ada -part sketchy`: one pass, online hinge loss; progressive mistake rate against η = 2^j."},
-	{"seed003_letter_am", "Yang et al.'s (ICML 2025) comparison on letter_am (τ = 4)", "The same on letter_am."},
+	{"luo2016_fig1", "Luo et al. (NIPS 2016), Fig. 1: invariance to the condition number", "`go run ./bench synthetic -learners \"AdaGrad,SON m=0 default,Oja m=5 default,Oja m=10 default\"`: one-pass progressive error (squared loss) on the rotated synthetic set, T = 10000, d = 100; AdaGrad at its best -l over 2^j, Oja-SON at its defaults."},
+	{"luo2019_spectral", "Luo et al. (JMLR 2019), Fig. 1: relative spectral error of FD and RFD", "`go run ./bench spectral`: ‖AᵀA − BᵀB‖₂/‖A‖_F² (FD) and ‖AᵀA − BᵀB − αI‖₂/‖A‖_F² (RFD), A = the first 2000 rows of each set; doubled-buffer sketches written densely in bench/spectral (not the fd package's)."},
+	{"wanzhang2022_regret", "Wan & Zhang (TPAMI 2022), §5.2: regret curves", "`go run ./bench ada -part regression -only main,tau -ada_full=false`: cumulative absolute loss (= regret, the targets are noise-free) of each learner at its best η, mirror descent, τ = 20; ADA-FULL left out (≈ 6 CPU-minutes a run)."},
+	{"wanzhang2022_tau", "Wan & Zhang (TPAMI 2022), §5.2: regret vs τ", "The same run: cumulative loss at the best η against the sketch size τ, mirror descent."},
+	{"wanzhang2022_tau_time", "Wan & Zhang (TPAMI 2022), §5.2: time vs τ", "The same runs: CPU µs per example (process start-up included, T = 10000, d = 500) against τ, the median over the η grid's runs at each τ, mirror descent; ADA-DIAG as the sketch-free line. Runs went two at a time on the shared cores."},
+	{"ouyanggray2012_fig1", "Ouyang & Gray (KDD 2012), Fig. 1: NASA vs OGD when the environment changes", "`go run ./bench nasa -part ridge`: cumulative squared loss of the ridge regression whose coefficients double at t = 2000 (the variances reading, the paper's unclipped loss), each learner at its best constant."},
+	{"yang2025_satellite_grey", "Yang et al.'s (ICML 2025) comparison on satellite_grey (τ = 9)", "`go run ./bench ada -part sketchy`: one pass, online hinge loss; progressive mistake rate against η = 2^j."},
+	{"yang2025_letter_am", "Yang et al.'s (ICML 2025) comparison on letter_am (τ = 4)", "The same on letter_am."},
 	{"speed_m", "CPU ns/example vs sketch size m", "From the speed table above (`-set learners`): the least CPU time of three rounds, one pass over news20's example cache. Log–log: a slope of 1 is linear in m, 2 quadratic."},
 	{"speed_bits", "CPU ns/example vs -b", "From the -b table above (`-set bits`), m = 10."},
 }
@@ -89,8 +89,8 @@ func Main(env *run.Env, args []string) error {
 		name string
 		fn   func(*run.Env) error
 	}{
-		{"seed004_fig1", luoNIPSFig1}, {"seed002_spectral", luoJMLRSpectral}, {"seed000", wanZhangRegression},
-		{"seed001_fig1", ouyangGrayFig1}, {"seed003", yangComparison}, {"speed", speedFigures},
+		{"luo2016_fig1", luoNIPSFig1}, {"luo2019_spectral", luoJMLRSpectral}, {"wanzhang2022", wanZhangRegression},
+		{"ouyanggray2012_fig1", ouyangGrayFig1}, {"yang2025", yangComparison}, {"speed", speedFigures},
 	} {
 		if err := d.fn(env); err != nil {
 			return fmt.Errorf("figure %s: %w", d.name, err)
@@ -146,7 +146,7 @@ func luoNIPSFig1(env *run.Env) error {
 	names := map[string]string{
 		"AdaGrad": "AdaGrad (best -l)", "SON m=0 default": "Oja-SON m = 0", "Oja m=5 default": "Oja-SON m = 5", "Oja m=10 default": "Oja-SON m = 10",
 	}
-	return draw(env, "seed004_fig1", axes{title: "Luo et al. (NIPS 2016), Fig. 1: synthetic, d = 100", x: "condition number κ", y: "progressive error (%)"},
+	return draw(env, "luo2016_fig1", axes{title: "Luo et al. (NIPS 2016), Fig. 1: synthetic, d = 100", x: "condition number κ", y: "progressive error (%)"},
 		group(rows, func(r map[string]string) (string, float64, float64, bool) {
 			n, ok := names[r["learner"]]
 			return n, num(r["kappa"]), num(r["error_pct"]), ok
@@ -164,7 +164,7 @@ func luoJMLRSpectral(env *run.Env) error {
 			return r["dataset"] + " " + strings.ToUpper(kind), num(r["m"]), num(r[kind]), true
 		})...)
 	}
-	return draw(env, "seed002_spectral", axes{title: "Luo et al. (JMLR 2019): relative spectral error of the covariance sketch", x: "sketch size m", y: "‖AᵀA − BᵀB (− αI)‖₂ / ‖A‖²_F", logX: true, logY: true}, ss)
+	return draw(env, "luo2019_spectral", axes{title: "Luo et al. (JMLR 2019): relative spectral error of the covariance sketch", x: "sketch size m", y: "‖AᵀA − BᵀB (− αI)‖₂ / ‖A‖²_F", logX: true, logY: true}, ss)
 }
 
 func wanZhangRegression(env *run.Env) error {
@@ -172,7 +172,7 @@ func wanZhangRegression(env *run.Env) error {
 	if err != nil {
 		return err
 	}
-	err = draw(env, "seed000_regret", axes{title: "Wan & Zhang (TPAMI 2022), §5.2: online regression, d = 500 (mirror descent)", x: "round t", y: "regret (cumulative |loss|)", logY: true},
+	err = draw(env, "wanzhang2022_regret", axes{title: "Wan & Zhang (TPAMI 2022), §5.2: online regression, d = 500 (mirror descent)", x: "round t", y: "regret (cumulative |loss|)", logY: true},
 		group(curves, func(r map[string]string) (string, float64, float64, bool) {
 			tau := r["tau"]
 			ok := r["update"] == "M" && (tau == "0" || tau == "20")
@@ -209,7 +209,7 @@ func wanZhangRegression(env *run.Env) error {
 		}
 		ss = append(ss, s)
 	}
-	if err := draw(env, "seed000_tau", axes{title: "Wan & Zhang (TPAMI 2022), §5.2: regret at the best η vs sketch size", x: "sketch size τ", y: "regret (cumulative |loss|)"}, ss); err != nil {
+	if err := draw(env, "wanzhang2022_tau", axes{title: "Wan & Zhang (TPAMI 2022), §5.2: regret at the best η vs sketch size", x: "sketch size τ", y: "regret (cumulative |loss|)"}, ss); err != nil {
 		return err
 	}
 	return wanZhangTime(env, rows)
@@ -254,7 +254,7 @@ func wanZhangTime(env *run.Env, rows []map[string]string) error {
 		}
 		ss = append(ss, flat)
 	}
-	return draw(env, "seed000_tau_time", axes{title: "Wan & Zhang (TPAMI 2022), §5.2: time per example vs sketch size", x: "sketch size τ", y: "CPU µs/example (median over η)", logY: true}, ss)
+	return draw(env, "wanzhang2022_tau_time", axes{title: "Wan & Zhang (TPAMI 2022), §5.2: time per example vs sketch size", x: "sketch size τ", y: "CPU µs/example (median over η)", logY: true}, ss)
 }
 
 func ouyangGrayFig1(env *run.Env) error {
@@ -268,7 +268,7 @@ func ouyangGrayFig1(env *run.Env) error {
 			return r["learner"] + " (" + r["constant"] + ")", num(r["t"]), num(r["cumulative_loss"]), true
 		})...)
 	}
-	return draw(env, "seed001_fig1", axes{title: "Ouyang & Gray (KDD 2012), Fig. 1: ridge regression, coefficients double at t = 2000", x: "round t", y: "cumulative squared loss", logY: true}, ss)
+	return draw(env, "ouyanggray2012_fig1", axes{title: "Ouyang & Gray (KDD 2012), Fig. 1: ridge regression, coefficients double at t = 2000", x: "round t", y: "cumulative squared loss", logY: true}, ss)
 }
 
 func yangComparison(env *run.Env) error {
@@ -283,7 +283,7 @@ func yangComparison(env *run.Env) error {
 				sub = append(sub, r)
 			}
 		}
-		err := draw(env, "seed003_"+ds, axes{title: "Yang et al.'s (ICML 2025) comparison on " + ds + ": one pass, hinge loss", x: "log₂ η", y: "progressive mistakes (%)"},
+		err := draw(env, "yang2025_"+ds, axes{title: "Yang et al.'s (ICML 2025) comparison on " + ds + ": one pass, hinge loss", x: "log₂ η", y: "progressive mistakes (%)"},
 			group(sub, func(r map[string]string) (string, float64, float64, bool) {
 				return r["learner"], num(r["log2eta"]), 100 * num(r["mistake_rate"]), true
 			}))
