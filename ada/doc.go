@@ -51,7 +51,7 @@
 // features seen; the sketch's compactions are deferred by the core.
 //
 // The per-step learners (ADA-FD, FTSL, S-ADA) cost FD-SON's per-example
-// work plus O(pq): 0.6–1.0× FD-SON's CPU time on news20 (README). The
+// work plus O(pq): 0.6–1.0× FD-SON's CPU time on news20 (BENCHMARKS.md). The
 // doubled buffer (ADA-FFD, FTFSL, Fast S-ADA) has no O(τ² + τs) form on
 // sparse data: every gradient outside the sketch's span is a new row of
 // Z, so Z fills every few examples and is compacted — deferred by the

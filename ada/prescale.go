@@ -10,7 +10,7 @@ import (
 )
 
 // Why the papers' constants depend on the units of the features, and what
-// Prescaled does about it (README, "Units of the features").
+// Prescaled does about it (docs/algorithms.md §19).
 //
 // Every learner here steps β by η·P·g with P ≈ (Σ g gᵀ)^{−1/2} (plus δ or
 // ρ), g = ℓ′·x. Multiply every feature by k: g and the sketch's √λ grow
@@ -22,7 +22,7 @@ import (
 // H = δI + (SᵀS)^{1/2}, ADA-FULL's) and Shampoo's ε are added to matrices
 // in the units of g² or |g|, so at k = 255 they vanish, at k = 1/255 they
 // dominate. With raw 0–255 pixels ADA-FD's margins run to ±1000 and its
-// progressive log loss to 30 times a constant's (README).
+// progressive log loss to 30 times a constant's (docs/algorithms.md §19).
 //
 // Prescaled runs a learner on x̃_j = x_j/s_j, s_j the root mean square of
 // the values feature j has had in training so far (its occurrences, the
@@ -33,7 +33,7 @@ import (
 // multiplied by k_j gives s_j·k_j and the same x̃, the same run, for every
 // k_j > 0 at once. A new feature enters at ±1.
 //
-// Measured (one pass, logistic, README): the root mean square against
+// Measured (one pass, logistic; docs/algorithms.md §19): the root mean square against
 // two other unit-free scales. One σ for all features (the root mean
 // square of every nonzero value) leaves mixed units mixed — on spam, word
 // frequencies in [0, 100] beside capital-run lengths up to 15841, ADA-FD

@@ -8,7 +8,7 @@ afterwards), and the driver merges the round's
 models with `sparseson merge` (with --base from round 2 on). One round is
 the one-shot merge; R rounds are R passes over the data (iterative
 parameter mixing). Dask does the scheduling; this script only orders the
-rounds. README, "Training on more than one machine".
+rounds. docs/scaling.md.
 
     dask_train.py [--scheduler ADDRESS | --local N] [--rounds R]
                   [--sparseson BIN] [--workdir DIR] -o OUT
@@ -114,7 +114,7 @@ def main(argv):
             for r in range(1, args.rounds + 1):
                 t0 = time.time()
                 # --total: each shard is one of len(shards) (before the user's
-                # flags, which may override it; README).
+                # flags, which may override it; docs/scaling.md).
                 shard_flags = ["--total", str(len(shards))] + flags
                 jobs = [(binary, shard_flags, s, os.path.join(work, "r%d.%d.model" % (r, k + 1)), prev)
                         for k, s in enumerate(shards)]

@@ -126,7 +126,7 @@ const curveEvery = 50
 
 // fullEta is the η of the full-size runs when ADA-FULL's best is not
 // known in the same invocation (-only full): its best η in the T = 10000
-// runs (README).
+// runs (BENCHMARKS.md).
 var fullEta = 0.01
 
 func regression(env *run.Env, bin string, T int, only string, adaFull bool) error {
