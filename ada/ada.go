@@ -9,6 +9,7 @@ import (
 	"github.com/sparseson/sparseson/fd"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -22,7 +23,7 @@ type Learner struct {
 	cfg  Config
 	loss loss.Loss
 	sk   *fd.Sketch
-	sp   *sparse.Split
+	sp   *son.Split
 
 	// scratch, sized for the sketch's largest buffer and row count
 	w []float64 // φ(λ)/λ per eigenvalue
@@ -38,7 +39,7 @@ func New(cfg Config, l loss.Loss) (*Learner, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := sparse.NewSplit(cfg.Bits, sk)
+	sp, err := son.NewSplit(cfg.Bits, sk)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +55,7 @@ func Load(r *model.Reader, cfg Config, l loss.Loss) (*Learner, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := sparse.LoadSplit(r, cfg.Bits, sk)
+	sp, err := son.LoadSplit(r, cfg.Bits, sk)
 	if err != nil {
 		return nil, fmt.Errorf("loading the %s state: %w", cfg.Name(), err)
 	}
@@ -64,7 +65,7 @@ func Load(r *model.Reader, cfg Config, l loss.Loss) (*Learner, error) {
 	return newLearner(cfg, l, sk, sp)
 }
 
-func newLearner(cfg Config, l loss.Loss, sk *fd.Sketch, sp *sparse.Split) (*Learner, error) {
+func newLearner(cfg Config, l loss.Loss, sk *fd.Sketch, sp *son.Split) (*Learner, error) {
 	if cfg.Update == Dual && sp.ZBar() == nil {
 		return nil, errors.New("ada: dual averaging needs the core's Z·ḡ (a sketch that keeps ZZᵀ)")
 	}
@@ -83,7 +84,7 @@ func (a *Learner) Config() Config { return a.cfg }
 func (a *Learner) Sketch() *fd.Sketch { return a.sk }
 
 // Split returns the split weights (for tests and diagnostics).
-func (a *Learner) Split() *sparse.Split { return a.sp }
+func (a *Learner) Split() *son.Split { return a.sp }
 
 // Rho is ρ_{1:t}, the sketch's escaped mass.
 func (a *Learner) Rho() float64 { return a.sk.SumRho() }
@@ -174,7 +175,7 @@ func (a *Learner) Learn(ex *sparse.Example) float64 {
 }
 
 // Rejected counts the steps refused as numerically out of range (a weight,
-// or ḡ_j under dual averaging, beyond ±1e140: sparse.Split.Step); the
+// or ḡ_j under dual averaging, beyond ±1e140: son.Split.Step); the
 // CLI's end-of-run warning reads it.
 func (a *Learner) Rejected() int { return a.sp.Refused() }
 

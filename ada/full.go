@@ -10,6 +10,7 @@ import (
 	"github.com/sparseson/sparseson/fd"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -19,7 +20,7 @@ import (
 // MaxFullBits is the largest hash space ADA-FULL accepts: its U is k×k for
 // the k ≤ 2^bits slots seen (128 MiB at 2^12), and an example costs
 // O(k·r²) for the rank r ≤ k of G_t.
-const MaxFullBits = sparse.MaxFullBits
+const MaxFullBits = son.MaxFullBits
 
 // Full is ADA-FULL (Duchi, Hazan and Singer 2011; seed 000 Eq. 1 and 2):
 // the preconditioner H_t = δI + G_t^{1/2} with the exact G_t = Σ_{s≤t} g_sg_sᵀ

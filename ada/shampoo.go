@@ -7,6 +7,7 @@ import (
 
 	"github.com/sparseson/sparseson/fd"
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -35,7 +36,7 @@ import (
 // factor sees v = √h‖x‖·a (dense, K), the right ĝ = √h‖a‖·x (sparse, the
 // example's s features). The right factor is package fd's sparse sketch —
 // FD with τ = m rows, shrunk by λ_m, ρ_t = λ_m (SumRho) — on the SON
-// core's split table (sparse.Split), exactly as FTSL's sketch (ada.go);
+// core's split table (son.Split), exactly as FTSL's sketch (ada.go);
 // R̂R̂ᵀ = VᵀΛV with V = FZ and Z p×d sparse. The left factor is K×K and
 // dense (leftFD): Alg. 4 by a rank-one eigen-update, O(K·τ_L²), or kept
 // exactly (τ_L = 0, --shampoo_exact_left: equal to Alg. 4 with τ_L > K).
@@ -67,7 +68,7 @@ import (
 //	compact  Z ← T·Z:       Y ← T·Y                                 O(p²K)
 //	step     Ḡ ← Ḡ + h·axᵀ: Y ← Y + (Z_t x)·(h·a)ᵀ                  O(pK)
 //
-// (sparse.Observed reports the first three as the sketch makes them; the
+// (son.Observed reports the first three as the sketch makes them; the
 // core's deferred compactions of Z's columns, sparse/lazy.go, do not
 // touch Ḡ, which no transform of Z changes.) The softmax's gradient has
 // 1ᵀa = 0, so every column of Ḡ and every v is orthogonal to the all-ones
@@ -87,8 +88,8 @@ type Shampoo struct {
 	cfg   ShampooConfig
 	k     int
 	sk    *fd.Sketch
-	sp    *sparse.Split
-	obs   *sparse.Observed
+	sp    *son.Split
+	obs   *son.Observed
 	gbar  []float64 // Ḡ: column j of Ḡ (K values) at row j of the split table
 	left  *leftFD
 	track yTracker
@@ -162,14 +163,14 @@ func NewShampoo(cfg ShampooConfig) (*Shampoo, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := sparse.NewSplit(cfg.Bits, sk)
+	sp, err := son.NewSplit(cfg.Bits, sk)
 	if err != nil {
 		return nil, err
 	}
 	return newShampoo(cfg, sk, sp), nil
 }
 
-func newShampoo(cfg ShampooConfig, sk *fd.Sketch, sp *sparse.Split) *Shampoo {
+func newShampoo(cfg ShampooConfig, sk *fd.Sketch, sp *son.Split) *Shampoo {
 	k, pm := cfg.Classes, sk.MaxRows()
 	m := &Shampoo{cfg: cfg, k: k, sk: sk, sp: sp, left: newLeftFD(k, cfg.LeftTau),
 		u: make([]float64, k), s: make([]float64, k), p: make([]float64, k),
@@ -195,7 +196,7 @@ type yTracker struct {
 	c      float64
 }
 
-// Absorbed implements sparse.ZObserver: Y += c·δ·uᵀ.
+// Absorbed implements son.ZObserver: Y += c·δ·uᵀ.
 func (t *yTracker) Absorbed(delta []float64) {
 	k := t.k
 	for i, d := range delta {
@@ -205,7 +206,7 @@ func (t *yTracker) Absorbed(delta []float64) {
 	}
 }
 
-// Appended implements sparse.ZObserver: Y gains the row c·uᵀ.
+// Appended implements son.ZObserver: Y gains the row c·uᵀ.
 func (t *yTracker) Appended() {
 	k := t.k
 	row := t.y[t.rows*k : t.rows*k+k]
@@ -215,7 +216,7 @@ func (t *yTracker) Appended() {
 	t.rows++
 }
 
-// Transformed implements sparse.ZObserver: Y ← T·Y.
+// Transformed implements son.ZObserver: Y ← T·Y.
 func (t *yTracker) Transformed(T []float64, rows, p int) {
 	k := t.k
 	out := t.tmp[:rows*k]
@@ -243,7 +244,7 @@ func (m *Shampoo) Config() ShampooConfig { return m.cfg }
 func (m *Shampoo) Sketch() *fd.Sketch { return m.sk }
 
 // Split returns the split table (tests and diagnostics).
-func (m *Shampoo) Split() *sparse.Split { return m.sp }
+func (m *Shampoo) Split() *son.Split { return m.sp }
 
 // Rho returns the escaped masses ρL_{1:t} and ρR_{1:t}.
 func (m *Shampoo) Rho() (left, right float64) { return m.left.rho, m.sk.SumRho() }
@@ -535,7 +536,7 @@ func LoadShampoo(r *model.Reader, cfg ShampooConfig) (*Shampoo, error) {
 	if r.Err() != nil {
 		return nil, r.Err()
 	}
-	sp, err := sparse.LoadSplit(r, cfg.Bits, sk)
+	sp, err := son.LoadSplit(r, cfg.Bits, sk)
 	if err != nil {
 		return nil, fmt.Errorf("loading the FTSL-Shampoo state: %w", err)
 	}

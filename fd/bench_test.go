@@ -9,10 +9,11 @@ import (
 	"github.com/sparseson/sparseson/internal/dense"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/oja"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// The benchmarks time sparse.SON.Learn with each sketch on a news20-like
+// The benchmarks time son.Learner.Learn with each sketch on a news20-like
 // stream (newsLike: ≈130 distinct words per example from a Zipf law over
 // 100k words, word counts as values, hashed to -b bits; logistic loss,
 // C = 1, η_t = 1/√t). One op is one example. The stream is a ring of
@@ -49,18 +50,18 @@ func benchSON(b *testing.B, cfg Config, bits uint) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	son, err := sparse.NewSON(sparse.SONConfig{Bits: bits, C: 1, Eta0: 1}, loss.Logistic{}, sk)
+	sl, err := son.New(son.Config{Bits: bits, C: 1, Eta0: 1}, loss.Logistic{}, sk)
 	if err != nil {
 		b.Fatal(err)
 	}
-	dense.Warm(son, data)
-	c0, f0 := sk.Counts(), son.Folds()
-	dense.Time(b, son, data)
+	dense.Warm(sl, data)
+	c0, f0 := sk.Counts(), sl.Folds()
+	dense.Time(b, sl, data)
 	c, n := sk.Counts(), float64(b.N)
 	b.ReportMetric(float64(c.Absorbs-c0.Absorbs)/n, "absorbs/op")
 	b.ReportMetric(float64(c.Appends-c0.Appends)/n, "appends/op")
 	b.ReportMetric(float64(c.Compactions-c0.Compactions)/n, "compactions/op")
-	b.ReportMetric(float64(son.Folds()-f0)/n, "folds/op")
+	b.ReportMetric(float64(sl.Folds()-f0)/n, "folds/op")
 }
 
 // BenchmarkSON: FD, fast FD and RFD₀ at m = 5, 10, 20, 50, Bits 18.
@@ -185,13 +186,13 @@ func BenchmarkNews20(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				son, err := sparse.NewSON(cliSON(bits), loss.Logistic{}, sk)
+				sl, err := son.New(cliSON(bits), loss.Logistic{}, sk)
 				if err != nil {
 					b.Fatal(err)
 				}
-				dense.Warm(son, data)
+				dense.Warm(sl, data)
 				cpu0 := cpuTime()
-				dense.Time(b, son, data)
+				dense.Time(b, sl, data)
 				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 			})
 		}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
-	"github.com/sparseson/sparseson/sparse"
+	"github.com/sparseson/sparseson/son"
 )
 
 // TestDeferredEqualsEager: the core's deferred folds and compactions
@@ -43,20 +43,20 @@ func TestDeferredEqualsEager(t *testing.T) {
 		}
 		data := c.data(c.T)
 		scaled := c.scaled
-		mk := func(c setup) *sparse.SON {
+		mk := func(c setup) *son.Learner {
 			if !scaled {
-				son, _ := newSparse(t, c, c.config())
-				return son
+				sl, _ := newSparse(t, c, c.config())
+				return sl
 			}
 			sk, err := New(Config{M: c.m, Alpha: 1, Robust: c.robust, HostAlpha: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			son, err := sparse.NewSON(c.scaledSON(), dense.Loss(c.lossName), sk)
+			sl, err := son.New(c.scaledSON(), dense.Loss(c.lossName), sk)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return son
+			return sl
 		}
 		eager := c.setup
 		eager.ring = -1

@@ -46,7 +46,7 @@ type SON struct {
 	Scaled bool
 	Alpha0 float64
 	Rate   float64
-	Prior  float64 // sparse.Prior
+	Prior  float64 // son.Prior
 
 	u     []float64 // u_t
 	dsum  []float64 // Σ g² (diag)
@@ -229,7 +229,7 @@ func (s *SON) Learn(ex *sparse.Example) float64 {
 	s.t++
 	if s.Diag {
 		// D is updated before the sketch and weight step (VW's order; see
-		// sparse.SON.rescale), so the rest of the round uses D_{t+1}.
+		// son.Learner.rescale), so the rest of the round uses D_{t+1}.
 		for i, j := range ex.Idx {
 			gx := d * ex.Val[i]
 			s.dsum[j] += h * gx * gx

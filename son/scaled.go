@@ -1,4 +1,4 @@
-package sparse
+package son
 
 import "math"
 
@@ -36,7 +36,7 @@ import "math"
 //     004 §5.1 it follows the small eigenvalue (≈ 0.08 at κ = 200, ≈ 0.6
 //     at κ = 10), which is what makes the step κ-invariant — plus a ridge
 //     Prior·(d/W_t)², d/W the features seen per example. Where the
-//     examples far outnumber the features it vanishes (seed 004 §5.1:
+//     examples far outnumber the features it vanishes (Luo et al. (NIPS 2016), §5.1:
 //     0.25 at W = 100, 2.5e-5 at the end), and where the features
 //     outnumber the examples it dominates (news20: 88k words, 11k
 //     documents, 15 at the end of a pass): a ridge that grows with the
@@ -84,7 +84,7 @@ import "math"
 //     w̃ are stored scaled, so every growth of D shrinks the raw weights
 //     D^{-1/2}w̃ — a decay of about 1/(2t) per round that an ONS step of
 //     size 1/t must also undo. Rate 5 keeps that bias near 10% (1/(2·5·1 +
-//     1)); seed 004 §5.1 and the shared sets agree on 4–5 (README).
+//     1)); Luo et al. (NIPS 2016), §5.1 and the shared sets agree on 4–5 (README).
 //
 // Cost: O(p²) for ρ, the Sherman–Morrison scalar and the sketch's α (RP
 // refactors its m×m matrix, O(m³)); nothing per feature beyond the paper's.
@@ -99,7 +99,7 @@ const Prior = 0.25
 // prediction and the update of D: α, the step, then the sketch.
 //
 // wsq is Σ_{j∈I} w̄_j² as w̄_I stands (−1 if not known), for trialBound.
-func (s *SON) learnScaled(h, d, n float64, z []float64, oldsq, wsq float64) {
+func (s *Learner) learnScaled(h, d, n float64, z []float64, oldsq, wsq float64) {
 	wPrev := s.w
 	s.w += h
 	if s.cfg.Total > 1 {
@@ -133,7 +133,7 @@ func (s *SON) learnScaled(h, d, n float64, z []float64, oldsq, wsq float64) {
 
 // setAlpha computes this round's α₀ and gives the sketch α_sk = W_t·α₀.
 // ρ uses the sums up to the previous round (wPrev = W_{t−1}).
-func (s *SON) setAlpha(wPrev float64) {
+func (s *Learner) setAlpha(wPrev float64) {
 	a0 := s.cfg.Alpha0
 	if a0 == 0 {
 		d := float64(s.tab.Len())
@@ -163,7 +163,7 @@ func (s *SON) setAlpha(wPrev float64) {
 
 // evidence is the stream's importance weight at the point where this
 // learner is: W, plus (Total − 1)·W_own for a shard.
-func (s *SON) evidence() float64 {
+func (s *Learner) evidence() float64 {
 	if s.cfg.Total <= 1 {
 		return s.w
 	}
@@ -175,4 +175,4 @@ func (s *SON) evidence() float64 {
 const maxAlpha = 1e300
 
 // Alpha0 is the last round's α₀ (scaled-space form; the sketch report).
-func (s *SON) Alpha0() float64 { return s.alpha0 }
+func (s *Learner) Alpha0() float64 { return s.alpha0 }

@@ -1,7 +1,7 @@
-package sparse
+package son
 
 // The Host side of the SON core: the operations a sketch may ask for on Z,
-// each keeping w = w̄ + Zᵀb unchanged (sketches.md §2, P3) and keeping
+// each keeping w = w̄ + Zᵀb unchanged (docs/algorithms.md §2, P3) and keeping
 // st.Z = Z·x̃ current. Absorb and Append touch only the example's columns;
 // Fold and Transform are the rare dense steps and visit the rows of seen
 // features only.
@@ -11,7 +11,7 @@ package sparse
 //
 // A deferred weight step (deferStep) is written in the same pass, first,
 // and the pass leaves Σ_I w̄_j² for the fold guard.
-func (s *SON) Absorb(delta []float64) {
+func (s *Learner) Absorb(delta []float64) {
 	p := len(s.st.Z)
 	delta = delta[:p]
 	c := s.c
@@ -50,7 +50,7 @@ func (s *SON) Absorb(delta []float64) {
 }
 
 // Append adds ĝᵀ as row p of Z; b gains a zero, z gains ĝ·x̃ = c‖x̃‖².
-func (s *SON) Append() {
+func (s *Learner) Append() {
 	s.settle()
 	p := len(s.st.Z)
 	if p >= s.pmax {
@@ -71,7 +71,7 @@ func (s *SON) Append() {
 // Fold moves Zᵀb into w̄ and zeroes b. Eagerly it visits every seen row
 // and re-measures ‖w‖ = ‖w̄‖ for the cancellation guard; deferred
 // (lazy.go) it records a generation step and keeps ‖w̄‖² exact through K.
-func (s *SON) Fold() {
+func (s *Learner) Fold() {
 	s.settle()
 	s.sqOK = false
 	p := len(s.st.Z)
@@ -105,7 +105,7 @@ func (s *SON) Fold() {
 // Transform replaces Z by T·Z (T rows×p) and optionally returns the new
 // Gram matrix ZZᵀ. Rows of Z at or beyond the new count are zeroed, which
 // Append relies on. b must be zero (Fold first).
-func (s *SON) Transform(T []float64, nr int, gram []float64) {
+func (s *Learner) Transform(T []float64, nr int, gram []float64) {
 	s.settle()
 	s.sqOK = false
 	p := len(s.st.Z)
@@ -161,7 +161,7 @@ func (s *SON) Transform(T []float64, nr int, gram []float64) {
 }
 
 // exampleZ recomputes st.Z = Z·x̃ over the first nr rows after a transform.
-func (s *SON) exampleZ(nr int) {
+func (s *Learner) exampleZ(nr int) {
 	rows := s.tab.Rows
 	s.st.Z = s.z[:nr]
 	clear(s.st.Z)
@@ -176,7 +176,7 @@ func (s *SON) exampleZ(nr int) {
 // transformLazy is Transform deferred (lazy.go): one generation step that
 // folds b (if non-zero) and applies T; the new Gram matrix is T·K·Tᵀ from
 // the sketch's K, since no row is visited.
-func (s *SON) transformLazy(T []float64, nr int, gram []float64, fold bool) {
+func (s *Learner) transformLazy(T []float64, nr int, gram []float64, fold bool) {
 	p := len(s.st.Z)
 	b := s.b[:p]
 	var bf []float64 // the fold vector of the step, nil for none

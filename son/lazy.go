@@ -1,4 +1,4 @@
-package sparse
+package son
 
 import (
 	"math"
@@ -14,7 +14,7 @@ var blasImpl gonum.Implementation
 
 // Deferred (lazy) folds and transforms of Z, for sketches that change their
 // basis often (Frequent Directions compacts after every few appends on
-// sparse data; sketches.md §4, "Observed").
+// sparse data; docs/algorithms.md §4, "Observed").
 //
 // Done eagerly, a fold (w̄ += Zᵀb) or a transform (Z ← T·Z) visits the row of
 // every feature seen: O(p·d_seen) per event, the order of a dense update,
@@ -53,7 +53,7 @@ const (
 )
 
 // ringCap is the ring's capacity for the current table size.
-func (s *SON) ringCap() int {
+func (s *Learner) ringCap() int {
 	if s.cfg.LazyRing > 0 {
 		return s.cfg.LazyRing
 	}
@@ -158,7 +158,7 @@ func (l *lazyZ) entry(stamp uint32) *genEntry {
 
 // current makes table row r current, stamping a new row (whose Z column is
 // zero in every generation's coordinates) without work.
-func (s *SON) current(r int) {
+func (s *Learner) current(r int) {
 	l := &s.lz
 	switch {
 	case r == len(l.stamp):
@@ -170,7 +170,7 @@ func (s *SON) current(r int) {
 }
 
 // refreshRow brings table row r up to date (it must be stale).
-func (s *SON) refreshRow(r int) {
+func (s *Learner) refreshRow(r int) {
 	l := &s.lz
 	e := l.entry(l.stamp[r])
 	o := r * s.stride
@@ -190,7 +190,7 @@ func (s *SON) refreshRow(r int) {
 
 // refreshed writes row r's current w̄_j and Z column (first p entries)
 // into wz without changing the stored row.
-func (s *SON) refreshed(r int, wz []float64) {
+func (s *Learner) refreshed(r int, wz []float64) {
 	o := r * s.stride
 	rows := s.tab.Rows
 	p := len(s.st.Z)
@@ -206,7 +206,7 @@ func (s *SON) refreshed(r int, wz []float64) {
 }
 
 // flush brings every row up to date and empties the ring.
-func (s *SON) flush() {
+func (s *Learner) flush() {
 	l := &s.lz
 	if !l.on || len(l.ring) == 0 {
 		return
@@ -225,7 +225,7 @@ func (s *SON) flush() {
 // none; T is nr×p) as one generation step. The rows of the current example
 // are brought up to date at once, so that the rest of the example sees
 // current rows.
-func (s *SON) step(b, T []float64, nr int) {
+func (s *Learner) step(b, T []float64, nr int) {
 	s.sqOK = false // the example's rows are refreshed below
 	l := &s.lz
 	p := len(s.st.Z)
@@ -299,7 +299,7 @@ func (s *SON) step(b, T []float64, nr int) {
 // foldStats keeps ‖w̄‖² (wsq) and y = Z·w̄ exact through a deferred fold of
 // b, which no row sees yet: ‖w̄ + Zᵀb‖² = ‖w̄‖² + 2bᵀy + bᵀKb and
 // Z(w̄ + Zᵀb) = y + Kb, with K = ZZᵀ from the sketch.
-func (s *SON) foldStats(b []float64) {
+func (s *Learner) foldStats(b []float64) {
 	p := len(b)
 	K, ks := s.gram.Gram()
 	kb := s.kb[:p]
@@ -319,7 +319,7 @@ func (s *SON) foldStats(b []float64) {
 // resync recomputes ‖w̄ + Zᵀb‖² and Z·(w̄ + Zᵀb) exactly, in one pass over
 // the rows after a flush: the fallback when the incremental values have
 // left the floating-point range (only extreme inputs get here).
-func (s *SON) resync(b []float64) {
+func (s *Learner) resync(b []float64) {
 	s.flush()
 	p := len(b)
 	y := s.y[:p]

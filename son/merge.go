@@ -1,47 +1,14 @@
-package sparse
+package son
 
 import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/sparseson/sparseson/sparse"
 )
 
-// SketchMerger is implemented by sketches that SON.Merge can merge.
-type SketchMerger interface {
-	Sketch
-	// Basis returns the sketch's rows in the coordinates of Z: S = C·Z,
-	// with C q×p (row-major, stride p = Rows()). Oja: C = (tΛ)^{1/2}F; FD:
-	// its C (E^{1/2}F after a shrink); RP: I.
-	Basis() (C []float64, q int)
-	// Merge sets the receiver — a new sketch configured as the parts' — to
-	// the merge of the parts' sketches described by m, and calls m.Apply
-	// exactly once with the map from the stacked rows to its Z.
-	Merge(m *SketchMerge) error
-}
-
-// SketchMerge is what SON.Merge hands its sketch: the parts' sketch rows
-// S_i = C_i·Z_i stacked into one matrix of N rows over the merged
-// features, after SON.Merge's change of coordinates (each part's rows
-// rescaled into the merged model's pre-scaled space and units; see
-// SON.Merge), as their Gram matrix.
-type SketchMerge struct {
-	Parts []Sketch // the parts' sketches
-	Base  Sketch   // the base's sketch, nil without a base
-	// Rows: part i's Basis rows are the stacked rows Rows[i] … Rows[i+1]−1.
-	Rows []int
-	// Gram is the N×N Gram matrix of the stacked rows (row-major).
-	Gram []float64
-	N    int
-	// W is the merged model's Step.W (the sum units of the scaled-space
-	// form; 0 in the paper's form).
-	W float64
-	// Apply sets Z = T·(the stacked rows), T r×N (row-major, r ≤
-	// MaxRows), over every merged feature, and returns ZZᵀ (r×r,
-	// row-major), computed from the Z it wrote.
-	Apply func(T []float64, r int) []float64
-}
-
-// Merge implements Merger for SON (issue 18). Per feature seen by any part:
+// Merge implements sparse.Merger for SON (issue 18). Per feature seen by any part:
 //
 //   - Weights. w_j = w̄_j + Z_jᵀb is materialised in each part (raw space:
 //     times 1/√D_j with pre-scaling) and combined by a.Weighting — by
@@ -99,14 +66,14 @@ type SketchMerge struct {
 // Cost: O(d·(N² + N·p)) over the d merged features, N = Σ rows of the
 // parts' sketches, plus the sketch's O(N³). Parts are only read (their
 // deferred steps are applied on the fly).
-func (s *SON) Merge(a *MergeArgs) error {
+func (s *Learner) Merge(a *sparse.MergeArgs) error {
 	if s.tab.Len() != 0 || s.t != 0 {
 		return errors.New("merge: the receiving SON learner is not new")
 	}
 	if len(a.Parts) == 0 {
 		return errors.New("merge: no models to merge")
 	}
-	parts := make([]*SON, len(a.Parts))
+	parts := make([]*Learner, len(a.Parts))
 	for i, l := range a.Parts {
 		p, err := s.mergePart(l)
 		if err != nil {
@@ -114,14 +81,14 @@ func (s *SON) Merge(a *MergeArgs) error {
 		}
 		parts[i] = p
 	}
-	var base *SON
+	var base *Learner
 	if a.Base != nil {
 		var err error
 		if base, err = s.mergePart(a.Base); err != nil {
 			return fmt.Errorf("base model: %w", err)
 		}
 	}
-	skm, ok := s.sk.(SketchMerger)
+	skm, ok := s.sk.(sparse.SketchMerger)
 	if !ok {
 		return fmt.Errorf("the %s sketch cannot be merged", s.sk.Name())
 	}
@@ -129,7 +96,7 @@ func (s *SON) Merge(a *MergeArgs) error {
 	diag := s.cfg.Diag
 
 	// Counters, and the per-part factors of the change of coordinates.
-	count := func(p *SON) float64 {
+	count := func(p *Learner) float64 {
 		if s.cfg.Scaled {
 			return p.w
 		}
@@ -152,7 +119,7 @@ func (s *SON) Merge(a *MergeArgs) error {
 			}
 		}
 	}
-	s.t, s.w = MergedSum(ts, t0), MergedSum(ws, w0)
+	s.t, s.w = sparse.MergedSum(ts, t0), sparse.MergedSum(ws, w0)
 	s.folds, s.rejected = max(folds, 0), rejected
 	share := 1.0
 	if base != nil {
@@ -161,7 +128,7 @@ func (s *SON) Merge(a *MergeArgs) error {
 			sum += c
 		}
 		if sum > 0 {
-			share = MergedSum(cs, c0) / sum
+			share = sparse.MergedSum(cs, c0) / sum
 		}
 	}
 	unit := make([]float64, k)
@@ -173,13 +140,13 @@ func (s *SON) Merge(a *MergeArgs) error {
 	}
 
 	// The parts' sketch rows, stacked.
-	sks := make([]Sketch, k)
+	sks := make([]sparse.Sketch, k)
 	Cs := make([][]float64, k)
 	qs, ps := make([]int, k), make([]int, k)
 	offs := make([]int, k+1)
-	tabs := make([]*Table, k)
+	tabs := make([]*sparse.Table, k)
 	for i, p := range parts {
-		pm, ok := p.sk.(SketchMerger)
+		pm, ok := p.sk.(sparse.SketchMerger)
 		if !ok {
 			return fmt.Errorf("model %d: its %s sketch cannot be merged", i+1, p.sk.Name())
 		}
@@ -190,7 +157,7 @@ func (s *SON) Merge(a *MergeArgs) error {
 		tabs[i] = p.tab
 	}
 	n := offs[k]
-	u := NewUnion(tabs...)
+	u := sparse.NewUnion(tabs...)
 	d := len(u.Keys)
 
 	wz := make([][]float64, k)
@@ -289,11 +256,11 @@ func (s *SON) Merge(a *MergeArgs) error {
 		}
 		var w float64
 		ok := false
-		if a.Weighting == ByEvidence {
-			w, ok = Consensus(dd0, w0, evid, kept)
+		if a.Weighting == sparse.ByEvidence {
+			w, ok = sparse.Consensus(dd0, w0, evid, kept)
 		}
 		if !ok {
-			w = Weigh(cs, raw)
+			w = sparse.Weigh(cs, raw)
 		}
 		dd[j] = ddj
 		if diag {
@@ -389,7 +356,7 @@ func (s *SON) Merge(a *MergeArgs) error {
 		}
 		return gram
 	}
-	var sbase Sketch
+	var sbase sparse.Sketch
 	if base != nil {
 		sbase = base.sk
 	}
@@ -397,7 +364,7 @@ func (s *SON) Merge(a *MergeArgs) error {
 	if s.cfg.Scaled {
 		W = s.w
 	}
-	if err := skm.Merge(&SketchMerge{Parts: sks, Base: sbase, Rows: offs, Gram: G, N: n, W: W, Apply: apply}); err != nil {
+	if err := skm.Merge(&sparse.SketchMerge{Parts: sks, Base: sbase, Rows: offs, Gram: G, N: n, W: W, Apply: apply}); err != nil {
 		return err
 	}
 	if applied != 1 {
@@ -422,8 +389,8 @@ func (s *SON) Merge(a *MergeArgs) error {
 }
 
 // mergePart checks that l is a SON learner configured as s.
-func (s *SON) mergePart(l Learner) (*SON, error) {
-	p, ok := l.(*SON)
+func (s *Learner) mergePart(l sparse.Learner) (*Learner, error) {
+	p, ok := l.(*Learner)
 	switch {
 	case !ok:
 		return nil, fmt.Errorf("a %T is not a SON learner", l)
@@ -435,15 +402,15 @@ func (s *SON) mergePart(l Learner) (*SON, error) {
 	return p, nil
 }
 
-// Rekey implements Rekeyer.
-func (s *SON) Rekey(f func(slot uint32) uint32) error { return s.tab.Rekey(f) }
+// Rekey implements sparse.Rekeyer.
+func (s *Learner) Rekey(f func(slot uint32) uint32) error { return s.tab.Rekey(f) }
 
-// Basis implements SketchMerger: no rows.
+// Basis implements sparse.SketchMerger: no rows.
 func (n *NoSketch) Basis() ([]float64, int) { return nil, 0 }
 
-// Merge implements SketchMerger: there is nothing to merge (α is the
+// Merge implements sparse.SketchMerger: there is nothing to merge (α is the
 // configured one, or the SON core's).
-func (n *NoSketch) Merge(m *SketchMerge) error {
+func (n *NoSketch) Merge(m *sparse.SketchMerge) error {
 	for _, p := range m.Parts {
 		if _, ok := p.(*NoSketch); !ok {
 			return fmt.Errorf("cannot merge a %s sketch into none", p.Name())
