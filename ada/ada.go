@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/sparseson/sparseson/fd"
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/son"
@@ -133,12 +134,12 @@ func (a *Learner) coefficients() (c float64, w []float64) {
 // score is βᵀx for the example Begin has looked up (bx = β̄·x, z = Z·x).
 func (a *Learner) score(bx float64, z []float64) float64 {
 	if a.cfg.Update == Mirror {
-		return bx + dot(a.sp.B(), z)
+		return bx + linalg.Dot(a.sp.B(), z)
 	}
 	c, w := a.coefficients()
 	v := a.v[:len(z)]
 	a.sk.MulSpectral(v, a.sp.ZBar(), w)
-	return -a.cfg.Eta * (c*bx + dot(z, v))
+	return -a.cfg.Eta * (c*bx + linalg.Dot(z, v))
 }
 
 // Predict implements sparse.Learner.
@@ -153,7 +154,7 @@ func (a *Learner) Learn(ex *sparse.Example) float64 {
 	pred := ex.Initial + a.score(bx, z)
 	h := ex.Weight
 	d := a.loss.Deriv(pred, ex.Label)
-	if !(h > 0) || !isFinite(pred) || !isFinite(d) {
+	if !(h > 0) || !linalg.IsFinite(pred) || !linalg.IsFinite(d) {
 		return pred
 	}
 	// The sketch takes √h·ℓ′·x, the step h·ℓ′·x: importance h counts as h
@@ -184,7 +185,7 @@ func (a *Learner) Weights(fn func(slot uint32, w float64)) {
 	if a.cfg.Update == Mirror {
 		b := a.sp.B()
 		a.sp.Columns(func(slot uint32, bbar float64, z []float64) {
-			fn(slot, bbar+dot(b, z))
+			fn(slot, bbar+linalg.Dot(b, z))
 		})
 		return
 	}
@@ -194,7 +195,7 @@ func (a *Learner) Weights(fn func(slot uint32, w float64)) {
 	a.sk.MulSpectral(v, y, w)
 	eta := a.cfg.Eta
 	a.sp.Columns(func(slot uint32, gbar float64, z []float64) {
-		fn(slot, -eta*(c*gbar+dot(z, v)))
+		fn(slot, -eta*(c*gbar+linalg.Dot(z, v)))
 	})
 }
 
@@ -229,13 +230,3 @@ func (c Config) Name() string {
 	}
 	return "FD-adaptive"
 }
-
-func dot(a, b []float64) (s float64) {
-	b = b[:len(a)]
-	for i, x := range a {
-		s += x * b[i]
-	}
-	return s
-}
-
-func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/sparseson/sparseson/fd"
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
@@ -201,7 +202,7 @@ func (t *yTracker) Absorbed(delta []float64) {
 	k := t.k
 	for i, d := range delta {
 		if d != 0 {
-			axpy(t.c*d, t.u, t.y[i*k:i*k+k])
+			linalg.Axpy(t.c*d, t.u, t.y[i*k:i*k+k])
 		}
 	}
 }
@@ -225,7 +226,7 @@ func (t *yTracker) Transformed(T []float64, rows, p int) {
 		dst := out[i*k : i*k+k]
 		for j := 0; j < p; j++ {
 			if w := T[i*p+j]; w != 0 {
-				axpy(w, t.y[j*k:j*k+k], dst)
+				linalg.Axpy(w, t.y[j*k:j*k+k], dst)
 			}
 		}
 	}
@@ -270,7 +271,7 @@ func (m *Shampoo) lookup(ex *sparse.Example, create bool) (z []float64, n float6
 	clear(u)
 	for i, r := range m.rows {
 		if r >= 0 {
-			axpy(ex.Val[i], m.gbar[r*k:r*k+k], u)
+			linalg.Axpy(ex.Val[i], m.gbar[r*k:r*k+k], u)
 		}
 	}
 	return z, n
@@ -309,7 +310,7 @@ func (m *Shampoo) score(z []float64) int {
 		y := m.track.y
 		for i, q := range qz {
 			if q != 0 {
-				axpy(q, y[i*k:i*k+k], tk)
+				linalg.Axpy(q, y[i*k:i*k+k], tk)
 			}
 		}
 	}
@@ -372,7 +373,7 @@ func (m *Shampoo) Learn(ex *sparse.Example) float64 {
 		return float64(pred)
 	}
 	for _, v := range m.s {
-		if !isFinite(v) {
+		if !linalg.IsFinite(v) {
 			return float64(pred)
 		}
 	}
@@ -412,12 +413,12 @@ func (m *Shampoo) Learn(ex *sparse.Example) float64 {
 		ha[c] = h * v
 	}
 	for i, r := range m.rows {
-		axpy(ex.Val[i], ha, m.gbar[r*k:r*k+k])
+		linalg.Axpy(ex.Val[i], ha, m.gbar[r*k:r*k+k])
 	}
 	yy := m.track.y
 	for i, zi := range z {
 		if zi != 0 {
-			axpy(zi, ha, yy[i*k:i*k+k])
+			linalg.Axpy(zi, ha, yy[i*k:i*k+k])
 		}
 	}
 	return float64(pred)
@@ -447,7 +448,7 @@ func (m *Shampoo) classRow(k int) (ell, qv []float64, cr float64) {
 	p := m.sp.Rows()
 	yl := make([]float64, p)
 	for i := range yl {
-		yl[i] = dot(m.track.y[i*K:i*K+K], ell)
+		yl[i] = linalg.Dot(m.track.y[i*K:i*K+K], ell)
 	}
 	qv = make([]float64, max(p, 1))
 	if p > 0 {
@@ -465,7 +466,7 @@ func (m *Shampoo) ClassWeights(k int, fn func(slot uint32, w float64)) {
 	r := 0
 	m.sp.Columns(func(slot uint32, _ float64, z []float64) {
 		g := m.gbar[r*K : r*K+K]
-		fn(slot, -eta*(cr*dot(ell, g)+dot(qv, z)))
+		fn(slot, -eta*(cr*linalg.Dot(ell, g)+linalg.Dot(qv, z)))
 		r++
 	})
 }
@@ -481,7 +482,7 @@ func (m *Shampoo) ClassSlotWeight(k int, slot uint32) float64 {
 	}
 	K := m.k
 	ell, qv, cr := m.classRow(k)
-	return -m.cfg.Eta * (cr*dot(ell, m.gbar[r*K:r*K+K]) + dot(qv, z))
+	return -m.cfg.Eta * (cr*linalg.Dot(ell, m.gbar[r*K:r*K+K]) + linalg.Dot(qv, z))
 }
 
 // Scores writes the K raw scores of the last example into s (VW's
@@ -543,7 +544,7 @@ func LoadShampoo(r *model.Reader, cfg ShampooConfig) (*Shampoo, error) {
 	if p != sp.Rows() || len(y) != p*k || len(gbar) != sp.Seen()*k {
 		return nil, fmt.Errorf("%w: FTSL-Shampoo's Ḡ and Y do not fit its sketch (%d rows, %d features)", model.ErrCorrupt, sp.Rows(), sp.Seen())
 	}
-	if !allFinite(y) || !allFinite(gbar) || !(t >= 0) || !(bound >= 0) || bound > maxGBar || refused < 0 ||
+	if !linalg.AllFinite(y) || !linalg.AllFinite(gbar) || !(t >= 0) || !(bound >= 0) || bound > maxGBar || refused < 0 ||
 		!(sk.SumRho() >= 0) || math.IsInf(sk.SumRho(), 0) {
 		return nil, fmt.Errorf("%w: FTSL-Shampoo state out of range", model.ErrCorrupt)
 	}

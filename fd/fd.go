@@ -44,7 +44,7 @@
 //     the stored K would add rounding of order ε·κ̂·λ₁, and measured
 //     larger errors than the arrowhead's drift); in the buffered state
 //     SSᵀ = CKCᵀ. G = UΛUᵀ: the arrowhead by the O(m²) secular-equation
-//     solver of arrow.go (Golub 1973; Bunch–Nielsen–Sorensen 1978;
+//     solver of internal/linalg (Golub 1973; Bunch–Nielsen–Sorensen 1978;
 //     Gu–Eisenstat 1995), which falls back to LAPACK's Dsyev when it cannot
 //     certify its result; the buffered state's general G (the first shrink
 //     after the warm-up, and every shrink of the doubled buffer) by Dsyev,
@@ -136,6 +136,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -169,7 +170,7 @@ type Config struct {
 	// (rows start at norm 1); must exceed 1; 0 selects DefaultRowBand.
 	RowBand float64
 	// Dsyev makes every shrink use LAPACK's O(m³) Dsyev instead of the
-	// O(m²) arrowhead solver (arrow.go) — for tests and comparisons.
+	// O(m²) arrowhead solver (linalg.Arrowhead) — for tests and comparisons.
 	Dsyev bool
 	// Gate is ε of the gated FD (gate.go; per-step sketch only): when the
 	// shrink's result cannot be absorbed into Z's rows, the kept direction
@@ -303,7 +304,7 @@ type Sketch struct {
 	y1, y2, eNew     []float64
 	kq, kl, klam     []float64
 	kfl              []float64
-	arrow            *arrowEig
+	arrow            *linalg.Arrowhead
 	// gw caches W = C·K·Cᵀ = SSᵀ (q×q, stride q) for the buffered state,
 	// where the scaled-space form's SetAlpha (every round), Captured and
 	// the α = 0 factorization all read it: computed once by gramInto
@@ -381,7 +382,7 @@ func New(cfg Config) (*Sketch, error) {
 	s.g = make([]float64, lb*lb)
 	s.u = make([]float64, lb*lb)
 	s.lam = make([]float64, lb)
-	s.work = make([]float64, lb+eigWork(lb))
+	s.work = make([]float64, lb+linalg.EigWork(lb))
 	s.ck = make([]float64, lb*pm)
 	s.fa = make([]float64, lb*(pm+1))
 	s.fext = make([]float64, lb)
@@ -403,7 +404,7 @@ func New(cfg Config) (*Sketch, error) {
 	s.klam = make([]float64, lb)
 	s.kfl = make([]float64, lb*lb)
 	s.gw = make([]float64, lb*lb)
-	s.arrow = newArrowEig(lb)
+	s.arrow = linalg.NewArrowhead(lb)
 	return s, nil
 }
 
@@ -467,7 +468,7 @@ func (s *Sketch) State() State {
 func (s *Sketch) cz(y, z []float64) {
 	p, pm := s.p, s.pmax
 	for i := range y {
-		y[i] = dot(s.C[i*pm:i*pm+p], z[:p])
+		y[i] = linalg.DotVec(s.C[i*pm:i*pm+p], z[:p])
 	}
 }
 
@@ -478,7 +479,7 @@ func (s *Sketch) ctz(dst, y []float64) {
 	clear(dst)
 	for i, yi := range y {
 		if yi != 0 {
-			axpy(yi, s.C[i*pm:i*pm+p], dst)
+			linalg.Axpy(yi, s.C[i*pm:i*pm+p], dst)
 		}
 	}
 }
@@ -508,7 +509,7 @@ func (s *Sketch) MulM(dst, z []float64) {
 // NaN through the weights.
 func finiteOrZero(v []float64) {
 	for _, x := range v {
-		if !isFinite(x) {
+		if !linalg.IsFinite(x) {
 			clear(v)
 			return
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -90,7 +91,7 @@ func (s *Sketch) Merge(m *sparse.SketchMerge) error {
 	if n > 0 {
 		G := append([]float64(nil), m.Gram[:n*n]...)
 		lam, U = make([]float64, n), make([]float64, n*n)
-		if !eigSym(n, G, lam, U, make([]float64, n+eigWork(n))) {
+		if !linalg.EigSym(n, G, lam, U, make([]float64, n+linalg.EigWork(n))) {
 			return errors.New("fd: merge: the eigendecomposition of the stacked sketches failed")
 		}
 		if top := lam[0]; top > 0 {

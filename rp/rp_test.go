@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
@@ -390,7 +391,7 @@ func TestExtremeInputs(t *testing.T) {
 			})
 			N, H := sk.NH()
 			for k := range N {
-				if !finite(N[k]) || !finite(H[k]) {
+				if !linalg.IsFinite(N[k]) || !linalg.IsFinite(H[k]) {
 					t.Fatalf("%s chol=%v: non-finite sketch", lossName, chol)
 				}
 			}
@@ -431,10 +432,10 @@ func TestPinvBranch(t *testing.T) {
 	ky := make([]float64, m)
 	kky := make([]float64, m)
 	for i := 0; i < m; i++ {
-		ky[i] = dot(K[i*m:i*m+m], y)
+		ky[i] = linalg.Dot(K[i*m:i*m+m], y)
 	}
 	for i := 0; i < m; i++ {
-		kky[i] = dot(K[i*m:i*m+m], ky)
+		kky[i] = linalg.Dot(K[i*m:i*m+m], ky)
 	}
 	got, got2 := make([]float64, m), make([]float64, m)
 	sk.MulProj(got, ky)

@@ -1,6 +1,10 @@
 package son
 
-import "math"
+import (
+	"math"
+
+	"github.com/sparseson/sparseson/internal/linalg"
+)
 
 // Test hooks for the deferred-step bookkeeping (lazy.go).
 
@@ -16,7 +20,7 @@ func LazyNorms(s *Learner) (wsq, exactSq float64, y, exact []float64) {
 	for r := range s.tab.Keys {
 		s.refreshed(r, wz)
 		exactSq += wz[0] * wz[0]
-		axpy(wz[0], wz[1:1+p], exact)
+		linalg.AxpyVec(wz[0], wz[1:1+p], exact)
 	}
 	return s.wsq, exactSq, append([]float64(nil), s.y[:p]...), exact
 }

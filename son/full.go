@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
@@ -204,7 +205,7 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 	wx := f.ux()
 	// ‖y‖² = x̃ᵀA⁻²x̃ ≤ q/α since A⁻¹ ⪯ I/α; a y that breaks this is not
 	// A⁻¹x̃ for any admissible A, and the round is skipped (see Full).
-	if yy := dot(y, y); !(yy <= q/f.alpha*(1+1e-6)) {
+	if yy := linalg.Dot(y, y); !(yy <= q/f.alpha*(1+1e-6)) {
 		f.skip++
 		return ex.Initial + clip(wx, f.cfg.C)
 	}
@@ -212,7 +213,7 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 	if tau := tauC(wx, f.cfg.C); tau != 0 && q > 0 {
 		g := tau / q
 		for r, v := range y {
-			if w := u[2*r] - g*v; isFinite(w) {
+			if w := u[2*r] - g*v; linalg.IsFinite(w) {
 				u[2*r] = w
 			}
 		}
@@ -250,7 +251,7 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 	gd := h * d / den
 	for r, v := range y {
 		// A step that would overflow a weight is not taken.
-		if w := u[2*r] - gd*v; isFinite(w) {
+		if w := u[2*r] - gd*v; linalg.IsFinite(w) {
 			u[2*r] = w
 		}
 	}

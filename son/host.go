@@ -1,5 +1,7 @@
 package son
 
+import "github.com/sparseson/sparseson/internal/linalg"
+
 // The Host side of the SON core: the operations a sketch may ask for on Z,
 // each keeping w = w̄ + Zᵀb unchanged (docs/algorithms.md §2, P3) and keeping
 // st.Z = Z·x̃ current. Absorb and Append touch only the example's columns;
@@ -15,7 +17,7 @@ func (s *Learner) Absorb(delta []float64) {
 	p := len(s.st.Z)
 	delta = delta[:p]
 	c := s.c
-	cb := c * dot(delta, s.b[:p])
+	cb := c * linalg.Dot(delta, s.b[:p])
 	rows := s.tab.Rows
 	xt := s.xt[:len(s.offs)]
 	pend, f := s.pend, s.pendF
@@ -90,7 +92,7 @@ func (s *Learner) Fold() {
 	for o := 0; o < len(rows); o += s.stride {
 		// w is unchanged by a fold; a w_j that no longer fits in a float64
 		// (a diverged model) keeps its w̄_j rather than become Inf.
-		if v := rows[o] + dot(b, rows[o+1:o+1+p]); isFinite(v) {
+		if v := rows[o] + linalg.Dot(b, rows[o+1:o+1+p]); linalg.IsFinite(v) {
 			rows[o] = v
 		}
 		sq += rows[o] * rows[o]
@@ -134,7 +136,7 @@ func (s *Learner) Transform(T []float64, nr int, gram []float64) {
 	for o := 0; o < len(rows); o += s.stride {
 		col := rows[o+1 : o+1+s.pmax]
 		for i := range buf {
-			buf[i] = dot(T[i*p:i*p+p], col[:p])
+			buf[i] = linalg.Dot(T[i*p:i*p+p], col[:p])
 		}
 		copy(col, buf)
 		clear(col[nr:max(nr, p)])
@@ -191,19 +193,19 @@ func (s *Learner) transformLazy(T []float64, nr int, gram []float64, fold bool) 
 		tk := s.tk[:nr*p]
 		for i := 0; i < nr; i++ {
 			for j := 0; j < p; j++ {
-				tk[i*p+j] = dot(T[i*p:i*p+p], K[j*ks:j*ks+p])
+				tk[i*p+j] = linalg.Dot(T[i*p:i*p+p], K[j*ks:j*ks+p])
 			}
 		}
 		for i := 0; i < nr; i++ {
 			for j := i; j < nr; j++ {
-				v := dot(tk[i*p:i*p+p], T[j*p:j*p+p])
+				v := linalg.Dot(tk[i*p:i*p+p], T[j*p:j*p+p])
 				gram[i*nr+j], gram[j*nr+i] = v, v
 			}
 		}
 	}
 	y := s.kb[:nr]
 	for i := range y {
-		y[i] = dot(T[i*p:i*p+p], s.y[:p])
+		y[i] = linalg.Dot(T[i*p:i*p+p], s.y[:p])
 	}
 	copy(s.y, y)
 	clear(s.y[nr:max(nr, p)])

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/sparse"
 	"gonum.org/v1/gonum/floats"
@@ -315,14 +316,6 @@ func addTo(y []float64, a float64, x []float64) {
 	}
 }
 
-func dot(a, b []float64) (v float64) {
-	b = b[:len(a)]
-	for i, x := range a {
-		v += x * b[i]
-	}
-	return v
-}
-
 // tauC is τ_C(y) = sgn(y)·max(|y| − C, 0) of Lemma 1.
 func tauC(y, C float64) float64 {
 	switch {
@@ -342,7 +335,7 @@ func (s *Learner) Predict(ex *sparse.Example) float64 {
 	s.resolve(ex, false)
 	p := len(s.st.Z)
 	wx, _ := s.zx(p)
-	return ex.Initial + clip(wx+dot(s.b[:p], s.z[:p]), s.cfg.C)
+	return ex.Initial + clip(wx+linalg.Dot(s.b[:p], s.z[:p]), s.cfg.C)
 }
 
 // resolveZ is resolve(ex, true) followed by zx(p), the first pass of
@@ -405,13 +398,13 @@ func (s *Learner) Learn(ex *sparse.Example) float64 {
 	s.folded = false
 	wsq := oldsq // Σ_I w̄_j² as w̄_I stands (−1: unknown)
 	// P1: project onto |w·x̃| ≤ C in the A_{t−1} norm.
-	if tau := tauC(wx+dot(s.b[:p], z), s.cfg.C); tau != 0 && n > 0 {
+	if tau := tauC(wx+linalg.Dot(s.b[:p], z), s.cfg.C); tau != 0 && n > 0 {
 		s.project(tau, n, z)
 		wx = s.wbarDot()
 		wsq = -1
 	}
 	// P2: predict.
-	pred := ex.Initial + wx + dot(s.b[:p], z)
+	pred := ex.Initial + wx + linalg.Dot(s.b[:p], z)
 	h := ex.Weight
 	d := s.loss.Deriv(pred, ex.Label)
 	if !(h > 0) || math.IsNaN(pred) || math.IsInf(pred, 0) || math.IsNaN(d) || math.IsInf(d, 0) {
@@ -534,7 +527,7 @@ func (s *Learner) guard(oldsq, newsq float64) {
 	}
 	lim := s.cfg.FoldRatio * s.cfg.FoldRatio * s.w0sq
 	b := s.b[:p]
-	if s.wsq > lim || dot(b, b)*s.sk.ZNorm2() > lim {
+	if s.wsq > lim || linalg.Dot(b, b)*s.sk.ZNorm2() > lim {
 		s.Fold()
 	}
 }
@@ -550,7 +543,7 @@ func (s *Learner) project(tau, n float64, z []float64) {
 		if p > 0 {
 			s.sk.MulM(mz, z)
 		}
-		q := n - dot(z, mz)
+		q := n - linalg.Dot(z, mz)
 		if !(q > 0) {
 			return
 		}
@@ -558,12 +551,12 @@ func (s *Learner) project(tau, n float64, z []float64) {
 	default:
 		// α = 0: r = x − Px with P = Zᵀ(F_LᵀF_L)Z.
 		s.sk.MulProj(mz, z)
-		if r2 := n - dot(z, mz); r2 > pinvResidual*n {
+		if r2 := n - linalg.Dot(z, mz); r2 > pinvResidual*n {
 			f, fb = tau/r2, tau/r2
 			break
 		}
 		s.sk.MulPinv(mz, z)
-		q := dot(z, mz)
+		q := linalg.Dot(z, mz)
 		if !(q > 0) {
 			return
 		}
@@ -588,7 +581,7 @@ func (s *Learner) Weights(fn func(slot uint32, w float64)) {
 	for r, k := range s.tab.Keys {
 		o := r * s.stride
 		s.refreshed(r, wz)
-		w := wz[0] + dot(s.b[:p], wz[1:1+p])
+		w := wz[0] + linalg.Dot(s.b[:p], wz[1:1+p])
 		if s.cfg.Diag {
 			w *= rows[o+s.dOff+1]
 		}

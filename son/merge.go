@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -197,7 +198,7 @@ func (s *Learner) Merge(a *sparse.MergeArgs) error {
 			zc := wz[i][1 : 1+ps[i]]
 			C := Cs[i]
 			for a := 0; a < qs[i]; a++ {
-				v := dot(C[a*ps[i]:a*ps[i]+ps[i]], zc)
+				v := linalg.Dot(C[a*ps[i]:a*ps[i]+ps[i]], zc)
 				c[offs[i]+a] = f * v
 				if acc {
 					own[i] += v * v
@@ -228,7 +229,7 @@ func (s *Learner) Merge(a *sparse.MergeArgs) error {
 			if r := base.tab.Find(key); r >= 0 {
 				base.refreshed(r, wb)
 				pz := len(base.st.Z)
-				w0 = wb[0] + dot(base.b[:pz], wb[1:1+pz])
+				w0 = wb[0] + linalg.Dot(base.b[:pz], wb[1:1+pz])
 				if diag {
 					o := r * base.stride
 					dd0 = base.tab.Rows[o+base.dOff]
@@ -244,7 +245,7 @@ func (s *Learner) Merge(a *sparse.MergeArgs) error {
 				continue
 			}
 			pz := ps[i]
-			w := wz[i][0] + dot(p.b[:pz], wz[i][1:1+pz])
+			w := wz[i][0] + linalg.Dot(p.b[:pz], wz[i][1:1+pz])
 			if diag {
 				o := r * p.stride
 				ev := math.Max(0, p.tab.Rows[o+p.dOff]-dd0)
@@ -331,7 +332,7 @@ func (s *Learner) Merge(a *sparse.MergeArgs) error {
 			rows[o] = wbar[j]
 			z := rows[o+1 : o+1+r]
 			for l := range z {
-				z[l] = dot(T[l*n:l*n+n], c)
+				z[l] = linalg.Dot(T[l*n:l*n+n], c)
 			}
 			if diag {
 				rows[o+s.dOff] = dd[j]
@@ -382,7 +383,7 @@ func (s *Learner) Merge(a *sparse.MergeArgs) error {
 	if s.cfg.Scaled && s.w > 0 {
 		s.setAlpha(s.w)
 	}
-	if !allFinite(s.tab.Rows) || !allFinite([]float64{s.t, s.w, s.sumG2, s.wsq}) || !allFinite(s.y) {
+	if !linalg.AllFinite(s.tab.Rows) || !linalg.AllFinite([]float64{s.t, s.w, s.sumG2, s.wsq}) || !linalg.AllFinite(s.y) {
 		return errors.New("merge: the merged SON model is not finite")
 	}
 	return nil

@@ -3,6 +3,7 @@ package son
 import (
 	"fmt"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
@@ -75,7 +76,7 @@ func Load(r *model.Reader, cfg Config, l loss.Loss, sk sparse.Sketch) (*Learner,
 		parts = append(parts, l.blk)
 	}
 	for _, part := range parts {
-		if !allFinite(part) {
+		if !linalg.AllFinite(part) {
 			return nil, fmt.Errorf("%w: non-finite value in the SON state", model.ErrCorrupt)
 		}
 	}

@@ -1,6 +1,10 @@
 package son
 
-import "math"
+import (
+	"math"
+
+	"github.com/sparseson/sparseson/internal/linalg"
+)
 
 // The scaled-space sketch: SON with diagonal pre-scaling done so that the
 // sketch keeps its second-order gain (issue #10; README, "Pre-scaling and
@@ -116,7 +120,7 @@ func (s *Learner) learnScaled(h, d, n float64, z []float64, oldsq, wsq float64) 
 			s.sk.MulM(mz, z)
 		}
 		// q = ĝᵀA_{t−1}⁻¹ĝ = c²·x̃ᵀ(I − ZᵀMZ)x̃/α ≥ 0.
-		q := math.Max(0, s.c*s.c*(n-dot(z, mz))/a)
+		q := math.Max(0, s.c*s.c*(n-linalg.Dot(z, mz))/a)
 		f := s.cfg.Rate * s.w * h * d / (a * (1 + q))
 		if s.trialBound(f, f, mz, wsq, n) {
 			s.deferStep(f, z, f, mz)

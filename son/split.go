@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
@@ -81,7 +82,7 @@ func (p *Split) Begin(ex *sparse.Example, create bool) (bx float64, z []float64,
 // z = Z_t·x for the new Z; β is unchanged. A non-finite c is ignored.
 func (p *Split) Sketch(c float64) []float64 {
 	s := p.s
-	if !isFinite(c) {
+	if !linalg.IsFinite(c) {
 		return s.z[:len(s.st.Z)]
 	}
 	s.t++

@@ -1,5 +1,7 @@
 package son
 
+import "github.com/sparseson/sparseson/internal/linalg"
+
 // Observing Z, for learners that keep products of Z with state of their
 // own: package ada's FTSL-Shampoo keeps the K columns Ḡ_j of its gradient
 // sum beside the Split (ExampleRows) and the p×K product Y = Z·Ḡᵀ, which
@@ -63,7 +65,7 @@ func (p *Split) Observe(o ZObserver) *Observed {
 // the new Z; β is unchanged. A non-finite c is ignored.
 func (o *Observed) Sketch(c float64) []float64 {
 	s := o.sp.s
-	if !isFinite(c) {
+	if !linalg.IsFinite(c) {
 		return s.z[:len(s.st.Z)]
 	}
 	// As Split.Sketch, with the observing host in the core's place.

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/sparseson/sparseson/internal/linalg"
 )
 
 // Every change SON makes to w = w̄ + Zᵀb outside the sketch's own update —
@@ -67,7 +69,7 @@ func (s *Learner) trialBound(f, fb float64, v []float64, wsq, n float64) bool {
 // apply's order of operations (the same bits).
 func (s *Learner) deferStep(f float64, z []float64, fb float64, v []float64) {
 	if s.lz.on && f != 0 {
-		axpy(-f, z, s.y[:len(z)])
+		linalg.AxpyVec(-f, z, s.y[:len(z)])
 	}
 	floats.AddScaled(s.b[:len(v)], fb, v)
 	s.sqOK = false
@@ -103,7 +105,7 @@ func (s *Learner) apply(f float64, z []float64, fb float64, v []float64) (sq flo
 		sq += w * w
 	}
 	if s.lz.on && f != 0 {
-		axpy(-f, z, s.y[:len(z)])
+		linalg.AxpyVec(-f, z, s.y[:len(z)])
 	}
 	floats.AddScaled(s.b[:len(v)], fb, v)
 	return sq

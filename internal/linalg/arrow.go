@@ -1,4 +1,4 @@
-package fd
+package linalg
 
 import "math"
 
@@ -6,7 +6,7 @@ import "math"
 //
 //	G = [[diag(d), z], [zᵀ, κ]]   ((n+1)×(n+1))
 //
-// that every FD shrink in the diagonal state decomposes (sketches.md §4
+// that every FD shrink in the diagonal state decomposes (docs/algorithms.md §4
 // step 1: d = E, z = E^{1/2}∘a, κ = ‖ĝ‖²). LAPACK's Dsyev reduces G to
 // tridiagonal form and iterates, O(n³); the arrowhead's eigenvalues are
 // instead the roots of its secular equation and its eigenvectors have a
@@ -149,7 +149,7 @@ func (a *arrowEig) solve(d, z []float64, kappa float64, lam, u []float64) bool {
 	for i := 0; i < n; i++ {
 		sc = max(sc, math.Abs(d[i]), math.Abs(z[i]))
 	}
-	if !isFinite(sc) {
+	if !IsFinite(sc) {
 		return false
 	}
 	u = u[:N*N]
@@ -162,7 +162,7 @@ func (a *arrowEig) solve(d, z []float64, kappa float64, lam, u []float64) bool {
 		return true
 	}
 	inv := 1 / sc
-	if !isFinite(inv) {
+	if !IsFinite(inv) {
 		return false
 	}
 	for i := 0; i < n; i++ {
@@ -217,7 +217,7 @@ func (a *arrowEig) solve(d, z []float64, kappa float64, lam, u []float64) bool {
 			s += x * x
 		}
 		nrm := 1 / math.Sqrt(s)
-		if !isFinite(nrm) || nrm == 0 {
+		if !IsFinite(nrm) || nrm == 0 {
 			return false
 		}
 		// x_i = ẑ_i/(λ_j − p_i) = −ẑ_i/delta.
@@ -403,7 +403,7 @@ func (a *arrowEig) root(r, j int, sigma, sk, tau, lo, hi float64, dl []float64) 
 	for it := 0; it < maxSecularIter; it++ {
 		a.iters++
 		f, dpsi, dphi, err := a.secular(r, j, sigma, sk, tau, dl)
-		if !isFinite(f) {
+		if !IsFinite(f) {
 			return false
 		}
 		if math.Abs(f) <= err {
@@ -548,7 +548,7 @@ func (a *arrowEig) certify(r int, kap float64) bool {
 		for k := i + 1; k < r; k++ {
 			prod *= -a.delta[(k+1)*r+i] / (a.p[k] - pi)
 		}
-		if !(prod > 0) || !isFinite(prod) {
+		if !(prod > 0) || !IsFinite(prod) {
 			return false
 		}
 		a.zh[i] = math.Copysign(math.Sqrt(prod), a.z[i])
