@@ -68,17 +68,84 @@ import (
 // parts' sketches, plus the sketch's O(N³). Parts are only read (their
 // deferred steps are applied on the fly).
 func (s *Learner) Merge(a *sparse.MergeArgs) error {
+	m, err := s.newMerge(a)
+	if err != nil {
+		return err
+	}
+	if err := m.counters(); err != nil {
+		return err
+	}
+	if err := m.stack(); err != nil {
+		return err
+	}
+	m.weights()
+	s.sumG2 = m.sumG2()
+	var sbase sparse.Sketch
+	if m.base != nil {
+		sbase = m.base.sk
+	}
+	W := 0.0
+	if s.cfg.Scaled {
+		W = s.w
+	}
+	if err := m.skm.Merge(&sparse.SketchMerge{Parts: m.sks, Base: sbase, Rows: m.offs, Gram: m.G, N: m.n, W: W, Apply: m.apply}); err != nil {
+		return err
+	}
+	if m.applied != 1 {
+		return fmt.Errorf("merge: the %s sketch did not write the merged Z", s.sk.Name())
+	}
+	return m.finish()
+}
+
+// merge is the state of one Learner.Merge across its phases: the parts and
+// their change of coordinates (counters), the stack of their sketch rows
+// over the union of their features (stack), pass 1 over the features for
+// the weights, D and the stack's Gram matrix (weights, sumG2), and pass 2,
+// called by the sketch's Merge, for the merged table (apply, finish).
+type merge struct {
+	s         *Learner
+	a         *sparse.MergeArgs
+	parts     []*Learner
+	base      *Learner
+	skm       sparse.SketchMerger
+	k         int
+	diag      bool
+	ws, cs    []float64 // the parts' W and counts (W or t)
+	unit      []float64 // each part's factor into the merged units
+	sks       []sparse.Sketch
+	Cs        [][]float64 // the parts' Basis: S_i = C_i·Z_i, q_i×p_i
+	qs, ps    []int
+	offs      []int // part i's rows in the stack: offs[i] … offs[i+1]−1
+	n         int   // rows in the stack
+	u         *sparse.Union
+	wz        [][]float64 // per part: [w̄_j, Z_j] of the feature loaded
+	rowOf     []int       // per part: the feature's row, −1 for none
+	dd, wbar  []float64   // per merged feature: Σg² and w̄ (pre-scaled)
+	evid, raw []float64   // per part: the feature's evidence and weight
+	kept      []float64   // per part: its weight, or the base's
+	own, in   []float64   // per part: sketch energy before/after conversion
+	eOwn, eIn []float64   // per part: diagonal energy before/after
+	c         []float64   // one stacked column (len n)
+	wb        []float64   // the base's [w̄_j, Z_j]
+	G         []float64   // the stack's Gram matrix, n×n
+	applied   int         // calls of apply
+	wsq       float64     // ‖w̄‖² of the merged table
+	y         []float64   // Z·w̄ of the merged table
+}
+
+// newMerge checks the receiver, the parts and the base.
+func (s *Learner) newMerge(a *sparse.MergeArgs) (*merge, error) {
 	if s.tab.Len() != 0 || s.t != 0 {
-		return errors.New("merge: the receiving SON learner is not new")
+		return nil, errors.New("merge: the receiving SON learner is not new")
 	}
 	if len(a.Parts) == 0 {
-		return errors.New("merge: no models to merge")
+		return nil, errors.New("merge: no models to merge")
 	}
 	parts := make([]*Learner, len(a.Parts))
 	for i, l := range a.Parts {
 		p, err := s.mergePart(l)
 		if err != nil {
-			return fmt.Errorf("model %d: %w", i+1, err)
+			return nil, fmt.Errorf("model %d: %w", i+1, err)
 		}
 		parts[i] = p
 	}
@@ -86,35 +153,41 @@ func (s *Learner) Merge(a *sparse.MergeArgs) error {
 	if a.Base != nil {
 		var err error
 		if base, err = s.mergePart(a.Base); err != nil {
-			return fmt.Errorf("base model: %w", err)
+			return nil, fmt.Errorf("base model: %w", err)
 		}
 	}
 	skm, ok := s.sk.(sparse.SketchMerger)
 	if !ok {
-		return fmt.Errorf("the %s sketch cannot be merged", s.sk.Name())
+		return nil, fmt.Errorf("the %s sketch cannot be merged", s.sk.Name())
 	}
-	k := len(parts)
-	diag := s.cfg.Diag
+	return &merge{s: s, a: a, parts: parts, base: base, skm: skm, k: len(parts), diag: s.cfg.Diag}, nil
+}
 
-	// Counters, and the per-part factors of the change of coordinates.
-	count := func(p *Learner) float64 {
-		if s.cfg.Scaled {
-			return p.w
-		}
-		return p.t
+// count is a part's example count in the units of the sketch: W in the
+// scaled-space form, t in the paper's.
+func (m *merge) count(p *Learner) float64 {
+	if m.s.cfg.Scaled {
+		return p.w
 	}
+	return p.t
+}
+
+// counters sets the merged counters and each part's factor into the
+// merged units (unit).
+func (m *merge) counters() error {
+	s, k := m.s, m.k
 	ts, ws, cs := make([]float64, k), make([]float64, k), make([]float64, k)
 	var t0, w0, c0 float64
 	folds, rejected := 0, 0
-	for i, p := range parts {
-		ts[i], ws[i], cs[i] = p.t, p.w, count(p)
+	for i, p := range m.parts {
+		ts[i], ws[i], cs[i] = p.t, p.w, m.count(p)
 		folds += p.folds
 		rejected += p.rejected
 	}
-	if base != nil {
-		t0, w0, c0 = base.t, base.w, count(base)
+	if base := m.base; base != nil {
+		t0, w0, c0 = base.t, base.w, m.count(base)
 		folds -= (k - 1) * base.folds
-		for i, p := range parts {
+		for i, p := range m.parts {
 			if p.t < t0 || p.tab.Len() < base.tab.Len() {
 				return fmt.Errorf("model %d has seen fewer examples or features than the base (%v against %v rounds): it was not trained from the base (-i)", i+1, p.t, t0)
 			}
@@ -123,7 +196,7 @@ func (s *Learner) Merge(a *sparse.MergeArgs) error {
 	s.t, s.w = sparse.MergedSum(ts, t0), sparse.MergedSum(ws, w0)
 	s.folds, s.rejected = max(folds, 0), rejected
 	share := 1.0
-	if base != nil {
+	if m.base != nil {
 		var sum float64
 		for _, c := range cs {
 			sum += c
@@ -132,153 +205,177 @@ func (s *Learner) Merge(a *sparse.MergeArgs) error {
 			share = sparse.MergedSum(cs, c0) / sum
 		}
 	}
-	unit := make([]float64, k)
-	for i := range parts {
-		unit[i] = math.Sqrt(share)
+	m.unit = make([]float64, k)
+	for i := range m.parts {
+		m.unit[i] = math.Sqrt(share)
 		if s.cfg.Scaled && ws[i] > 0 {
-			unit[i] = math.Sqrt(share * s.w / ws[i])
+			m.unit[i] = math.Sqrt(share * s.w / ws[i])
 		}
 	}
+	m.ws, m.cs = ws, cs
+	return nil
+}
 
-	// The parts' sketch rows, stacked.
-	sks := make([]sparse.Sketch, k)
-	Cs := make([][]float64, k)
-	qs, ps := make([]int, k), make([]int, k)
-	offs := make([]int, k+1)
+// stack collects the parts' sketch rows (their Basis) and the union of
+// their features, and allocates the per-feature scratch.
+func (m *merge) stack() error {
+	k := m.k
+	m.sks = make([]sparse.Sketch, k)
+	m.Cs = make([][]float64, k)
+	m.qs, m.ps = make([]int, k), make([]int, k)
+	m.offs = make([]int, k+1)
 	tabs := make([]*sparse.Table, k)
-	for i, p := range parts {
+	for i, p := range m.parts {
 		pm, ok := p.sk.(sparse.SketchMerger)
 		if !ok {
 			return fmt.Errorf("model %d: its %s sketch cannot be merged", i+1, p.sk.Name())
 		}
-		sks[i] = p.sk
-		Cs[i], qs[i] = pm.Basis()
-		ps[i] = len(p.st.Z)
-		offs[i+1] = offs[i] + qs[i]
+		m.sks[i] = p.sk
+		m.Cs[i], m.qs[i] = pm.Basis()
+		m.ps[i] = len(p.st.Z)
+		m.offs[i+1] = m.offs[i] + m.qs[i]
 		tabs[i] = p.tab
 	}
-	n := offs[k]
-	u := sparse.NewUnion(tabs...)
-	d := len(u.Keys)
+	m.n = m.offs[k]
+	m.u = sparse.NewUnion(tabs...)
+	d := len(m.u.Keys)
+	m.wz = make([][]float64, k)
+	for i := range m.wz {
+		m.wz[i] = make([]float64, 1+m.s.pmax)
+	}
+	m.rowOf = make([]int, k)
+	m.dd, m.wbar = make([]float64, d), make([]float64, d)
+	m.evid, m.raw, m.kept = make([]float64, k), make([]float64, k), make([]float64, k)
+	m.own, m.in = make([]float64, k), make([]float64, k)
+	m.eOwn, m.eIn = make([]float64, k), make([]float64, k)
+	return nil
+}
 
-	wz := make([][]float64, k)
-	for i := range wz {
-		wz[i] = make([]float64, 1+s.pmax)
+// load reads feature j of every part into wz and rowOf.
+func (m *merge) load(j int) {
+	for i, p := range m.parts {
+		r := m.u.Row(i, j)
+		m.rowOf[i] = r
+		if r >= 0 {
+			p.refreshed(r, m.wz[i])
+		}
 	}
-	rowOf := make([]int, k)
-	dd := make([]float64, d)   // merged Σg² (pre-scaling)
-	wbar := make([]float64, d) // merged w̄ (stored, pre-scaled)
-	evid, raw, kept := make([]float64, k), make([]float64, k), make([]float64, k)
+}
 
-	// load reads feature j of every part into wz and rowOf.
-	load := func(j int) {
-		for i, p := range parts {
-			r := u.Row(i, j)
-			rowOf[i] = r
-			if r >= 0 {
-				p.refreshed(r, wz[i])
+// column writes the stacked, converted sketch column of feature j into
+// c (len n); load(j) must have run. With acc, it adds each part's energy
+// in this column before (own) and after (in) the conversion.
+func (m *merge) column(j int, c []float64, acc bool) {
+	clear(c)
+	for i, p := range m.parts {
+		r := m.rowOf[i]
+		if r < 0 || m.qs[i] == 0 {
+			continue
+		}
+		f := m.unit[i]
+		if m.diag {
+			f *= math.Sqrt((diag0 + p.tab.Rows[r*p.stride+p.dOff]) / (diag0 + m.dd[j]))
+		}
+		zc := m.wz[i][1 : 1+m.ps[i]]
+		C, q, pi := m.Cs[i], m.qs[i], m.ps[i]
+		for a := 0; a < q; a++ {
+			v := linalg.Dot(C[a*pi:a*pi+pi], zc)
+			c[m.offs[i]+a] = f * v
+			if acc {
+				m.own[i] += v * v
+				m.in[i] += f * v * f * v
 			}
 		}
 	}
-	// column writes the stacked, converted sketch column of feature j into
-	// c (len n); load(j) must have run. With acc, it adds each part's
-	// energy in this column before (own) and after (in) the conversion.
-	own, in := make([]float64, k), make([]float64, k)
-	column := func(j int, c []float64, acc bool) {
-		clear(c)
-		for i, p := range parts {
-			r := rowOf[i]
-			if r < 0 || qs[i] == 0 {
-				continue
-			}
-			f := unit[i]
-			if diag {
-				f *= math.Sqrt((diag0 + p.tab.Rows[r*p.stride+p.dOff]) / (diag0 + dd[j]))
-			}
-			zc := wz[i][1 : 1+ps[i]]
-			C := Cs[i]
-			for a := 0; a < qs[i]; a++ {
-				v := linalg.Dot(C[a*ps[i]:a*ps[i]+ps[i]], zc)
-				c[offs[i]+a] = f * v
-				if acc {
-					own[i] += v * v
-					in[i] += f * v * f * v
-				}
-			}
-		}
-	}
-	// The parts' diagonal energy, feature by feature: with e_ij = Σg² of
-	// part i (the stored D − 0.1), (C_i)_jj = e_ij/(0.1 + e_ij) before the
-	// change of coordinates (eOwn) and e_ij/(0.1 + e_j) after it (eIn),
-	// which multiplies column j by (0.1 + e_ij)/(0.1 + e_j) as it does the
-	// sketch's columns (see Σ‖ĝ‖² in the doc comment).
-	eOwn, eIn := make([]float64, k), make([]float64, k)
+}
 
-	// Pass 1: merged weights and D, and the Gram matrix of the stack.
-	G := make([]float64, n*n)
-	c := make([]float64, n)
-	var wb []float64
-	if base != nil {
-		wb = make([]float64, 1+s.pmax)
+// baseWeight is the base's raw weight and Σg² for key: what every part
+// started from (0, 0 without a base or where the base never saw it).
+func (m *merge) baseWeight(key uint32) (w0, dd0 float64) {
+	base := m.base
+	if base == nil {
+		return 0, 0
 	}
-	for j, key := range u.Keys {
-		load(j)
-		// The base's weight and Σg² (what every part started from).
-		var w0, dd0 float64
-		if base != nil {
-			if r := base.tab.Find(key); r >= 0 {
-				base.refreshed(r, wb)
-				pz := len(base.st.Z)
-				w0 = wb[0] + linalg.Dot(base.b[:pz], wb[1:1+pz])
-				if diag {
-					o := r * base.stride
-					dd0 = base.tab.Rows[o+base.dOff]
-					w0 *= base.tab.Rows[o+base.dOff+1]
-				}
+	r := base.tab.Find(key)
+	if r < 0 {
+		return 0, 0
+	}
+	base.refreshed(r, m.wb)
+	pz := len(base.st.Z)
+	w0 = m.wb[0] + linalg.Dot(base.b[:pz], m.wb[1:1+pz])
+	if m.diag {
+		o := r * base.stride
+		dd0 = base.tab.Rows[o+base.dOff]
+		w0 *= base.tab.Rows[o+base.dOff+1]
+	}
+	return w0, dd0
+}
+
+// weight sets the merged w̄_j and D_j of feature j (loaded) from the parts'
+// raw weights and evidence, and adds the parts' diagonal energy in it:
+// with e_ij = Σg² of part i (the stored D − 0.1), (C_i)_jj = e_ij/(0.1 +
+// e_ij) before the change of coordinates (eOwn) and e_ij/(0.1 + e_j)
+// after it (eIn), which multiplies column j by (0.1 + e_ij)/(0.1 + e_j)
+// as it does the sketch's columns (see Σ‖ĝ‖² in Merge's doc comment).
+func (m *merge) weight(j int, w0, dd0 float64) {
+	ddj := dd0
+	for i, p := range m.parts {
+		r := m.rowOf[i]
+		m.evid[i], m.raw[i], m.kept[i] = 0, 0, w0
+		if r < 0 {
+			continue
+		}
+		pz := m.ps[i]
+		w := m.wz[i][0] + linalg.Dot(p.b[:pz], m.wz[i][1:1+pz])
+		if m.diag {
+			o := r * p.stride
+			ev := math.Max(0, p.tab.Rows[o+p.dOff]-dd0)
+			ddj += ev
+			w *= p.tab.Rows[o+p.dOff+1]
+			m.evid[i] = ev
+		}
+		m.raw[i], m.kept[i] = w, w
+	}
+	var w float64
+	ok := false
+	if m.a.Weighting == sparse.ByEvidence {
+		w, ok = sparse.Consensus(dd0, w0, m.evid, m.kept)
+	}
+	if !ok {
+		w = sparse.Weigh(m.cs, m.raw)
+	}
+	m.dd[j] = ddj
+	if m.diag {
+		w *= math.Sqrt(diag0 + ddj)
+		for i, p := range m.parts {
+			if r := m.rowOf[i]; r >= 0 {
+				e := p.tab.Rows[r*p.stride+p.dOff]
+				m.eOwn[i] += e / (diag0 + e)
+				m.eIn[i] += e / (diag0 + ddj)
 			}
 		}
-		ddj := dd0
-		for i, p := range parts {
-			r := rowOf[i]
-			evid[i], raw[i], kept[i] = 0, 0, w0
-			if r < 0 {
-				continue
-			}
-			pz := ps[i]
-			w := wz[i][0] + linalg.Dot(p.b[:pz], wz[i][1:1+pz])
-			if diag {
-				o := r * p.stride
-				ev := math.Max(0, p.tab.Rows[o+p.dOff]-dd0)
-				ddj += ev
-				w *= p.tab.Rows[o+p.dOff+1]
-				evid[i] = ev
-			}
-			raw[i], kept[i] = w, w
-		}
-		var w float64
-		ok := false
-		if a.Weighting == sparse.ByEvidence {
-			w, ok = sparse.Consensus(dd0, w0, evid, kept)
-		}
-		if !ok {
-			w = sparse.Weigh(cs, raw)
-		}
-		dd[j] = ddj
-		if diag {
-			w *= math.Sqrt(diag0 + ddj)
-			for i, p := range parts {
-				if r := rowOf[i]; r >= 0 {
-					e := p.tab.Rows[r*p.stride+p.dOff]
-					eOwn[i] += e / (diag0 + e)
-					eIn[i] += e / (diag0 + ddj)
-				}
-			}
-		}
-		wbar[j] = w
+	}
+	m.wbar[j] = w
+}
+
+// weights is pass 1: the merged weights and D, and the Gram matrix G of
+// the stack.
+func (m *merge) weights() {
+	n := m.n
+	m.G = make([]float64, n*n)
+	m.c = make([]float64, n)
+	if m.base != nil {
+		m.wb = make([]float64, 1+m.s.pmax)
+	}
+	G, c := m.G, m.c
+	for j, key := range m.u.Keys {
+		m.load(j)
+		w0, dd0 := m.baseWeight(key)
+		m.weight(j, w0, dd0)
 		if n == 0 {
 			continue
 		}
-		column(j, c, true)
+		m.column(j, c, true)
 		for i, ci := range c {
 			if ci == 0 {
 				continue
@@ -294,92 +391,89 @@ func (s *Learner) Merge(a *sparse.MergeArgs) error {
 			G[i*n+l] = G[l*n+i]
 		}
 	}
-	// Σ‖ĝ‖², converted as the sketch: the energy part i's sketch captures
-	// by the factor its rows' energy took in the stack (in/own), the rest
-	// by the factor of its diagonal energy, feature by feature (eIn/eOwn).
+}
+
+// sumG2 is the merged Σ‖ĝ‖², converted as the sketch: the energy part i's
+// sketch captures by the factor its rows' energy took in the stack
+// (in/own), the rest by the factor of its diagonal energy, feature by
+// feature (eIn/eOwn). Pass 1 must have run.
+func (m *merge) sumG2() float64 {
 	var sumG2 float64
-	for i, p := range parts {
-		rd := unit[i] * unit[i]
-		if diag && eOwn[i] > 0 {
-			rd *= eIn[i] / eOwn[i]
+	for i, p := range m.parts {
+		rd := m.unit[i] * m.unit[i]
+		if m.diag && m.eOwn[i] > 0 {
+			rd *= m.eIn[i] / m.eOwn[i]
 		}
 		ri := rd
-		if own[i] > 0 {
-			ri = in[i] / own[i]
+		if m.own[i] > 0 {
+			ri = m.in[i] / m.own[i]
 		}
 		// ri·captured + rd·(Σ‖ĝ‖² − captured), the latter ≥ 0.
 		capt := p.sk.Captured()
 		sumG2 += rd*math.Max(p.sumG2, capt) + (ri-rd)*capt
 	}
-	s.sumG2 = sumG2
+	return sumG2
+}
 
-	// Pass 2, called by the sketch: the merged table.
-	applied := 0
-	var wsq float64
-	y := make([]float64, s.pmax)
-	apply := func(T []float64, r int) []float64 {
-		applied++
-		if applied > 1 || r < 0 || r > s.pmax || len(T) < r*n {
-			panic(fmt.Sprintf("sparse: bad merge transform (%d rows of %d, call %d)", r, n, applied))
+// apply is pass 2, the sketch's SketchMerge.Apply: the merged table, with
+// Z = T·(the stacked rows); it returns the new ZZᵀ.
+func (m *merge) apply(T []float64, r int) []float64 {
+	s, n, c := m.s, m.n, m.c
+	m.applied++
+	if m.applied > 1 || r < 0 || r > s.pmax || len(T) < r*n {
+		panic(fmt.Sprintf("son: bad merge transform (%d rows of %d, call %d)", r, n, m.applied))
+	}
+	m.y = make([]float64, s.pmax)
+	gram := make([]float64, r*r)
+	for j, key := range m.u.Keys {
+		m.load(j)
+		m.column(j, c, false)
+		row := s.tab.Row(key)
+		o := row * s.stride
+		rows := s.tab.Rows
+		wj := m.wbar[j]
+		rows[o] = wj
+		z := rows[o+1 : o+1+r]
+		for l := range z {
+			z[l] = linalg.Dot(T[l*n:l*n+n], c)
 		}
-		gram := make([]float64, r*r)
-		for j, key := range u.Keys {
-			load(j)
-			column(j, c, false)
-			row := s.tab.Row(key)
-			o := row * s.stride
-			rows := s.tab.Rows
-			rows[o] = wbar[j]
-			z := rows[o+1 : o+1+r]
-			for l := range z {
-				z[l] = linalg.Dot(T[l*n:l*n+n], c)
-			}
-			if diag {
-				rows[o+s.dOff] = dd[j]
-				rows[o+s.dOff+1] = 1 / math.Sqrt(diag0+dd[j])
-			}
-			wsq += wbar[j] * wbar[j]
-			for l, zl := range z {
-				if zl == 0 {
-					continue
-				}
-				y[l] += wbar[j] * zl
-				g := gram[l*r : l*r+r]
-				for m := l; m < r; m++ {
-					g[m] += zl * z[m]
-				}
-			}
+		if m.diag {
+			rows[o+s.dOff] = m.dd[j]
+			rows[o+s.dOff+1] = 1 / math.Sqrt(diag0+m.dd[j])
 		}
-		for l := 0; l < r; l++ {
-			for m := 0; m < l; m++ {
-				gram[l*r+m] = gram[m*r+l]
+		m.wsq += wj * wj
+		for l, zl := range z {
+			if zl == 0 {
+				continue
+			}
+			m.y[l] += wj * zl
+			g := gram[l*r : l*r+r]
+			for k := l; k < r; k++ {
+				g[k] += zl * z[k]
 			}
 		}
-		return gram
 	}
-	var sbase sparse.Sketch
-	if base != nil {
-		sbase = base.sk
+	for l := 0; l < r; l++ {
+		for k := 0; k < l; k++ {
+			gram[l*r+k] = gram[k*r+l]
+		}
 	}
-	W := 0.0
-	if s.cfg.Scaled {
-		W = s.w
-	}
-	if err := skm.Merge(&sparse.SketchMerge{Parts: sks, Base: sbase, Rows: offs, Gram: G, N: n, W: W, Apply: apply}); err != nil {
-		return err
-	}
-	if applied != 1 {
-		return fmt.Errorf("merge: the %s sketch did not write the merged Z", s.sk.Name())
-	}
+	return gram
+}
+
+// finish sets the merged learner's derived state once the sketch has
+// written Z, and refuses a merged model that is not finite.
+func (m *merge) finish() error {
+	s := m.s
 	p := s.sk.Rows()
 	clear(s.b)
 	s.st.Z = s.z[:p]
 	if s.lz.on {
 		s.lz.stamp = make([]uint32, s.tab.Len())
 		s.lz.touched = s.tab.Len() > 0
-		copy(s.y, y)
+		copy(s.y, m.y)
 	}
-	s.wsq, s.w0sq = wsq, wsq
+	s.wsq, s.w0sq = m.wsq, m.wsq
 	if s.cfg.Scaled && s.w > 0 {
 		s.setAlpha(s.w)
 	}
