@@ -189,10 +189,7 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 	// y = A_{t−1}⁻¹x̃ = Σ_{i∈I} x̃_i·(row i of A⁻¹) (A⁻¹ is symmetric), q = x̃ᵀy.
 	y := f.y[:k]
 	f.mulAinv(y)
-	var q float64
-	for i, r := range f.offs {
-		q += f.xt[i] * y[r]
-	}
+	q := f.xty(y)
 	if qmax := n / f.alpha * (1 + 1e-9); !(q >= 0 && q <= qmax) {
 		f.clamp++
 		if q > qmax {
@@ -235,10 +232,7 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 		}
 		f.resolve(ex, true)
 		f.mulAinv(y)
-		q = 0
-		for i, r := range f.offs {
-			q += f.xt[i] * y[r]
-		}
+		q = f.xty(y)
 	}
 	c := math.Sqrt(h) * f.scale() * d
 	c2 := c * c
@@ -255,10 +249,27 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 			u[2*r] = w
 		}
 	}
-	// A_t⁻¹ = A_{t−1}⁻¹ − f·yyᵀ, as (√f·y)(√f·y)ᵀ, unless the new diagonal
-	// would leave [0, 1/α] somewhere (see Full).
-	cp := f.cap
-	if sf := math.Sqrt(c2 / den); sf > 0 {
+	if !f.downdate(y, c2/den) {
+		f.skip++
+	}
+	return pred
+}
+
+// xty is x̃ᵀy over the example's features (resolved).
+func (f *Full) xty(y []float64) (q float64) {
+	for i, r := range f.offs {
+		q += f.xt[i] * y[r]
+	}
+	return q
+}
+
+// downdate sets A_t⁻¹ = A_{t−1}⁻¹ − φ·yyᵀ, as (√φ·y)(√φ·y)ᵀ over the
+// live k×k block (k = len(y)), unless the new diagonal would leave
+// [0, 1/α] somewhere (see Full): it then changes nothing and reports
+// false.
+func (f *Full) downdate(y []float64, phi float64) bool {
+	k, cp := len(y), f.cap
+	if sf := math.Sqrt(phi); sf > 0 {
 		s := f.s[:k]
 		ok := true
 		for i, v := range y {
@@ -269,8 +280,7 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 			}
 		}
 		if !ok {
-			f.skip++
-			return pred
+			return false
 		}
 		for i, si := range s {
 			if si == 0 {
@@ -282,7 +292,7 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 			}
 		}
 	}
-	return pred
+	return true
 }
 
 // mulAinv sets y = A⁻¹x̃ = Σ_{i∈I} x̃_i·A⁻¹[row_i, :k].
