@@ -212,7 +212,7 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 		a[i] *= phi[i]
 	}
 	// The step is taken only if every weight stays within ±maxWeight
-	// (as the split learners' core does, sparse/step.go): with absurd
+	// (as the split learners' core does, son/step.go): with absurd
 	// rates or scales a step could otherwise write Inf into the model.
 	eta := f.cfg.Eta
 	f.step = grow(f.step, f.tab.Len())
@@ -239,7 +239,7 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 // CLI's end-of-run warning reads it).
 func (f *Full) Rejected() int { return f.refused }
 
-// maxWeight bounds |β_j| (sparse/step.go's bound).
+// maxWeight bounds |β_j| (son/step.go's bound).
 const maxWeight = 1e140
 
 // updateY recomputes y = Uᵀḡ (dual averaging), O(k·r).

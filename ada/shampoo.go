@@ -70,7 +70,7 @@ import (
 //	step     Ḡ ← Ḡ + h·axᵀ: Y ← Y + (Z_t x)·(h·a)ᵀ                  O(pK)
 //
 // (son.Observed reports the first three as the sketch makes them; the
-// core's deferred compactions of Z's columns, sparse/lazy.go, do not
+// core's deferred compactions of Z's columns, son/lazy.go, do not
 // touch Ḡ, which no transform of Z changes.) The softmax's gradient has
 // 1ᵀa = 0, so every column of Ḡ and every v is orthogonal to the all-ones
 // vector: L̂L̂ᵀ has rank ≤ K − 1 and ε alone acts on that direction, which
@@ -349,7 +349,7 @@ func (m *Shampoo) Predict(ex *sparse.Example) float64 {
 	return float64(m.score(z))
 }
 
-// maxGBar bounds |Ḡ_kj| (as the SON core bounds its weights, sparse/step.go):
+// maxGBar bounds |Ḡ_kj| (as the SON core bounds its weights, son/step.go):
 // beyond it an example is not learned, so that no input can put Inf or NaN
 // into the model.
 const maxGBar = 1e140

@@ -20,7 +20,7 @@ func (s *Sketch) compact(h sparse.Host, cond bool) {
 	}
 	defer s.invalidate()
 	// Transform folds Zᵀb into w̄ first (deferred by the core, see
-	// sparse/lazy.go).
+	// son/lazy.go).
 	p, q, pm, lb := s.p, s.q, s.pmax, s.lb
 	if q == 0 {
 		h.Transform(s.tmat[:0], 0, nil)

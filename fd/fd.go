@@ -105,7 +105,7 @@
 // A compaction done eagerly is O(p·q·d_seen) over the features seen so
 // far, the order of a dense update. The sketch implements
 // sparse.GramSketch, so the SON core defers compactions and folds
-// (sparse/lazy.go): each is an O(ring·p³) generation step, and a feature's
+// (son/lazy.go): each is an O(ring·p³) generation step, and a feature's
 // row pays O(p·q) when an example next touches it; a full flush every
 // ring steps (ring ≈ √d_seen) bounds the bookkeeping. The package tests
 // record the rates (TestRealDataRates) and check deferred against eager
@@ -218,7 +218,7 @@ const (
 
 // DefaultRowCap returns the default Z row cap for sketch size m: 2m for the
 // per-step sketch, 3m for the fast one. With compactions deferred by the
-// core (sparse/lazy.go) a larger cap no longer pays: it saves compactions
+// core (son/lazy.go) a larger cap no longer pays: it saves compactions
 // but every stale row's refresh and every example's Z·x̃ cost O(cap). On
 // news20 (m = 10, two passes) caps of 1.2m, 1.5m, 2m, 3m, 4m took
 // 0.81, 0.72, 0.76, 0.91, 1.05 s for FD and 2.35, 1.74, 1.51, 1.63, 1.72 s

@@ -10,7 +10,7 @@ import (
 )
 
 // TestDeferredEqualsEager: the core's deferred folds and compactions
-// (sparse/lazy.go) give the predictions and weights of applying each one
+// (son/lazy.go) give the predictions and weights of applying each one
 // eagerly to every seen feature, to 5e-14 relative (measured: predictions
 // ≤ 7.2e-15, weights ≤ 2.4e-14; the two differ only in the order of the
 // rounding of the same products), in the paper form and in the scaled-space form the command line uses,

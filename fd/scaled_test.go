@@ -11,7 +11,7 @@ import (
 )
 
 // scaled returns the setup's sparse and dense configurations in the
-// scaled-space form (sparse/scaled.go): α₀ = c.alpha, 0 from the data.
+// scaled-space form (son/scaled.go): α₀ = c.alpha, 0 from the data.
 func (c setup) scaledSON() son.Config {
 	cfg := c.sonConfig()
 	cfg.Sigma, cfg.Eta0 = 0, 0

@@ -13,7 +13,7 @@ import (
 )
 
 // scaledPair builds sparse and dense Oja-SON in the scaled-space form
-// (sparse/scaled.go) on the same setup; alpha0 = 0 derives α₀ from the data.
+// (son/scaled.go) on the same setup; alpha0 = 0 derives α₀ from the data.
 func scaledPair(t testing.TB, c setup, alpha0 float64) (*son.Learner, *Sketch, *dense.SON) {
 	t.Helper()
 	sk, err := New(Config{M: c.m, Alpha: 1, Rate: 1})

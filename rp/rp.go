@@ -1,7 +1,7 @@
 // Package rp is the sparse Gaussian random-projection sketch of Luo,
 // Agarwal, Cesa-Bianchi and Langford, "Efficient Second Order Online
 // Learning by Sketching" (NIPS 2016, seed 004 §3, "Random Projection"),
-// written for the split-weight SON core of package sparse (sketches.md §2
+// written for the split-weight SON core of package son (sketches.md §2
 // and §5).
 //
 // The sketch is S_t = S_{t−1} + r_t ĝ_tᵀ (m×d), r_t ~ N(0, I_m/m) i.i.d.,

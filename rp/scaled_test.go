@@ -17,7 +17,7 @@ func scaledConfig(c setup) son.Config {
 }
 
 // scaledPair builds sparse and dense RP-SON in the scaled-space form
-// (sparse/scaled.go); c.alpha is α₀, 0 from the data.
+// (son/scaled.go); c.alpha is α₀, 0 from the data.
 func scaledPair(t testing.TB, c setup, chol bool) (*son.Learner, *Sketch, *dense.SON) {
 	t.Helper()
 	sk, err := New(Config{M: c.m, Alpha: 1, Seed: c.seed, Cholesky: chol, HostAlpha: true})

@@ -60,7 +60,7 @@ func fdKind(robust, fast bool) func(o model.Options, p *optParser) (sparse.Sketc
 }
 
 // scaledSketch reports whether a SON model uses the scaled-space form
-// (sparse/scaled.go). Models without the option predate it: paper form.
+// (son/scaled.go). Models without the option predate it: paper form.
 func scaledSketch(o model.Options) bool {
 	return o["diag"] == "true" && o["diag_sketch"] == "scaled"
 }
@@ -193,7 +193,7 @@ var fullFamily = &family{
 		if p.err != nil || bits > 30 {
 			return 0, 0, p.err
 		}
-		// Per feature [u_j, D_j] and a row of the dense A⁻¹ (sparse/full.go).
+		// Per feature [u_j, D_j] and a row of the dense A⁻¹ (son/full.go).
 		return 8 * (2 + math.Ldexp(1, bits)), 0, nil
 	},
 	describe: func(o model.Options) []string {
@@ -290,7 +290,7 @@ var sonFamily = &family{
 			return 0, 0, err
 		}
 		// A feature's row: w̄_j, its Z column (up to MaxRows), and with
-		// pre-scaling Σg² and 1/√D_j (sparse/son.go).
+		// pre-scaling Σg² and 1/√D_j (son/learner.go).
 		p := float64(sk.MaxRows())
 		perSlot := 8 * (1 + p)
 		if cfg.Diag {
@@ -298,7 +298,7 @@ var sonFamily = &family{
 		}
 		fixed := 8 * 4 * p * p // the sketch's p×p matrices
 		if _, ok := sk.(sparse.GramSketch); ok {
-			// Deferred steps (sparse/lazy.go): a generation stamp per
+			// Deferred steps (son/lazy.go): a generation stamp per
 			// feature and a ring of at most 256 p×2p maps.
 			perSlot += 4
 			fixed += 8 * 256 * (2*p*p + p)

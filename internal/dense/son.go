@@ -39,7 +39,7 @@ type SON struct {
 	Diag               bool
 	Loss               loss.Loss
 	Sk                 Sketch
-	// Scaled selects the scaled-space form of package sparse (scaled.go),
+	// Scaled selects the scaled-space form of package son (scaled.go),
 	// written here from its definition: ĝ = √(hW)·ℓ'x̃, α = W·α₀ with α₀
 	// fixed (Alpha0 > 0) or ρ + Prior·(d/W)², and the step
 	// u ← w − Rate·W·A_{t−1}⁻¹g/(1 + ĝᵀA_{t−1}⁻¹ĝ) before the sketch update.
