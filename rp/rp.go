@@ -493,11 +493,7 @@ func (s *Sketch) woodbury(c float64, z []float64, kap float64) bool {
 			row[j] -= ei*ha[j] + fi*hr[j]
 		}
 	}
-	for i := 0; i < m; i++ {
-		for j := 0; j < i; j++ {
-			H[i*m+j] = H[j*m+i]
-		}
-	}
+	linalg.MirrorUpper(H, m)
 	return true
 }
 

@@ -141,23 +141,11 @@ func (s *Learner) Transform(T []float64, nr int, gram []float64) {
 		copy(col, buf)
 		clear(col[nr:max(nr, p)])
 		if gram != nil {
-			for i, vi := range buf {
-				if vi == 0 {
-					continue
-				}
-				g := gram[i*nr : i*nr+nr]
-				for j := i; j < nr; j++ {
-					g[j] += vi * buf[j]
-				}
-			}
+			linalg.SyrUpper(gram, buf)
 		}
 	}
 	if gram != nil {
-		for i := 0; i < nr; i++ {
-			for j := 0; j < i; j++ {
-				gram[i*nr+j] = gram[j*nr+i]
-			}
-		}
+		linalg.MirrorUpper(gram, nr)
 	}
 	s.exampleZ(nr)
 }

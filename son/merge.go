@@ -376,21 +376,9 @@ func (m *merge) weights() {
 			continue
 		}
 		m.column(j, c, true)
-		for i, ci := range c {
-			if ci == 0 {
-				continue
-			}
-			row := G[i*n : i*n+n]
-			for l := i; l < n; l++ {
-				row[l] += ci * c[l]
-			}
-		}
+		linalg.SyrUpper(G, c)
 	}
-	for i := 0; i < n; i++ {
-		for l := 0; l < i; l++ {
-			G[i*n+l] = G[l*n+i]
-		}
-	}
+	linalg.MirrorUpper(G, n)
 }
 
 // sumG2 is the merged Σ‖ĝ‖², converted as the sketch: the energy part i's
@@ -443,21 +431,13 @@ func (m *merge) apply(T []float64, r int) []float64 {
 		}
 		m.wsq += wj * wj
 		for l, zl := range z {
-			if zl == 0 {
-				continue
-			}
-			m.y[l] += wj * zl
-			g := gram[l*r : l*r+r]
-			for k := l; k < r; k++ {
-				g[k] += zl * z[k]
+			if zl != 0 {
+				m.y[l] += wj * zl
 			}
 		}
+		linalg.SyrUpper(gram, z)
 	}
-	for l := 0; l < r; l++ {
-		for k := 0; k < l; k++ {
-			gram[l*r+k] = gram[k*r+l]
-		}
-	}
+	linalg.MirrorUpper(gram, r)
 	return gram
 }
 

@@ -64,3 +64,29 @@ func Axpy2(a float64, x []float64, b float64, u, y []float64) {
 func AxpyVec(a float64, x, y []float64) {
 	floats.AddScaled(y[:len(x)], a, x)
 }
+
+// SyrUpper adds v·vᵀ to the upper triangle (diagonal included) of the n×n
+// row-major a, n = len(v), row by row and skipping v's zeros: BLAS's dsyr
+// in the order the Gram matrices of Z's rows have always been summed.
+func SyrUpper(a []float64, v []float64) {
+	n := len(v)
+	for i, vi := range v {
+		if vi == 0 {
+			continue
+		}
+		row := a[i*n : i*n+n]
+		for j := i; j < n; j++ {
+			row[j] += vi * v[j]
+		}
+	}
+}
+
+// MirrorUpper copies the upper triangle of the n×n row-major a into its
+// lower one.
+func MirrorUpper(a []float64, n int) {
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			a[i*n+j] = a[j*n+i]
+		}
+	}
+}

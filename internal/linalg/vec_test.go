@@ -57,3 +57,53 @@ func TestAxpyBits(t *testing.T) {
 		}
 	}
 }
+
+// TestSyrUpperMirror: SyrUpper then MirrorUpper accumulate the full
+// symmetric Σ v·vᵀ, entry for entry the sums of the products (zeros of v
+// skipped, which adds nothing but ±0), and leave a's lower triangle alone
+// until MirrorUpper.
+func TestSyrUpperMirror(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		vs   [][]float64
+	}{
+		{"empty", [][]float64{{}}},
+		{"one", [][]float64{{3}}},
+		{"dense", [][]float64{{1, 2, 3}, {-1, 0.5, 4}}},
+		{"zeros", [][]float64{{0, 2, 0, 1}, {5, 0, 0, -3}, {0, 0, 0, 0}}},
+	} {
+		n := len(c.vs[0])
+		a := make([]float64, n*n)
+		for i := range n {
+			for j := range i {
+				a[i*n+j] = math.NaN() // lower: untouched by SyrUpper
+			}
+		}
+		want := make([]float64, n*n)
+		for _, v := range c.vs {
+			SyrUpper(a, v)
+			for i := range n {
+				for j := range n {
+					if v[i] != 0 {
+						want[i*n+j] += v[i] * v[j]
+					}
+				}
+			}
+		}
+		for i := range n {
+			for j := range i {
+				if !math.IsNaN(a[i*n+j]) {
+					t.Fatalf("%s: SyrUpper wrote the lower triangle at (%d,%d)", c.name, i, j)
+				}
+			}
+		}
+		MirrorUpper(a, n)
+		for i := range n {
+			for j := range n {
+				if a[i*n+j] != want[i*n+j] && !(i > j && a[i*n+j] == want[j*n+i]) {
+					t.Errorf("%s: (%d,%d) = %v, want %v", c.name, i, j, a[i*n+j], want[i*n+j])
+				}
+			}
+		}
+	}
+}
