@@ -107,3 +107,24 @@ func TestSyrUpperMirror(t *testing.T) {
 		}
 	}
 }
+
+// TestFinite: IsFinite and AllFinite agree with math on the special values.
+func TestFinite(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want bool
+	}{
+		{0, true}, {math.Copysign(0, -1), true}, {5e-324, true}, {-math.MaxFloat64, true},
+		{math.Inf(1), false}, {math.Inf(-1), false}, {math.NaN(), false},
+	} {
+		if got := IsFinite(c.v); got != c.want {
+			t.Errorf("IsFinite(%v) = %v", c.v, got)
+		}
+		if got := AllFinite([]float64{1, c.v, 2}); got != c.want {
+			t.Errorf("AllFinite([1 %v 2]) = %v", c.v, got)
+		}
+	}
+	if !AllFinite(nil) {
+		t.Error("AllFinite(nil) = false")
+	}
+}
