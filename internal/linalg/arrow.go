@@ -204,6 +204,17 @@ func (a *arrowEig) solve(d, z []float64, kappa float64, lam, u []float64) bool {
 			jd--
 		}
 	}
+	return a.vectors(u, n, r, nd)
+}
+
+// vectors writes into u (N×N, N = n+1, cleared) the eigenvectors of the
+// r+1 secular roots (closed form over the recomputed border ẑ) and of the
+// nd deflated values (unit vectors) in the columns solve assigned them
+// (col, dcol), then undoes the deflation's rotations. It reports false
+// when a root's vector cannot be normalised.
+func (a *arrowEig) vectors(u []float64, n, r, nd int) bool {
+	N := n + 1
+	dk := a.defl[:nd]
 	for j := 0; j <= r; j++ {
 		c := a.col[j]
 		if r == 0 {
