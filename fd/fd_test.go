@@ -150,7 +150,7 @@ func orthoErr(sk *Sketch, Z [][]float64) (ortho, kerr float64) {
 }
 
 // TestInvariants checks sketches.md §9 C every 25 steps through a real SON
-// (Z read back with SON.ZColumn): in the diagonal state ‖FKFᵀ − I‖_max ≤
+// (Z read back with son.Learner.ZColumn): in the diagonal state ‖FKFᵀ − I‖_max ≤
 // 1e-10 with F = E^{−1/2}C on the live rows; ‖K − ZZᵀ‖/‖K‖ ≤ 1e-12; E ≥ 0
 // and sorted; H = diag(1/(α+E)) in (0, 1/α]; and ZNorm2 ≥ ‖Z‖₂².
 func TestInvariants(t *testing.T) {

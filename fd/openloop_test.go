@@ -97,7 +97,7 @@ func (r *recorder) Update(st *sparse.Step, h sparse.Host) {
 
 // TestOpenLoopThroughSON is §9 B driven by a real son.Learner: the ĝ
 // sequence the SON produced (recorded) goes into the dense sketch, and
-// SᵀS = ZᵀCᵀCZ is rebuilt from the core's table with SON.ZColumn.
+// SᵀS = ZᵀCᵀCZ is rebuilt from the core's table with son.Learner.ZColumn.
 func TestOpenLoopThroughSON(t *testing.T) {
 	for i, c := range []setup{
 		{d: 80, m: 6, s: 10, lossName: "squared", alpha: 1, C: 1},

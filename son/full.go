@@ -225,7 +225,7 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 	f.t++
 	if f.cfg.Diag {
 		// D_{t+1} = D_t + h·diag(g gᵀ) with the raw gradient, before the
-		// update (VW's order, as SON.rescale); x̃, A⁻¹x̃ and q follow it.
+		// update (VW's order, as Learner.rescale); x̃, A⁻¹x̃ and q follow it.
 		for i, r := range f.offs {
 			gx := d * ex.Val[i]
 			u[2*r+1] = sat(u[2*r+1] + h*gx*gx) // saved: kept finite

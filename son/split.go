@@ -108,7 +108,7 @@ func (p *Split) Step(f, fb float64, v []float64) bool {
 }
 
 // Finish runs SON's fold guard after an example whose steps changed b
-// (see SON.guard): it folds Zᵀb into β̄ when either has grown far past ‖β‖.
+// (see Learner.guard): it folds Zᵀb into β̄ when either has grown far past ‖β‖.
 // A learner that keeps b = 0 (dual averaging) does not call it.
 func (p *Split) Finish() { p.s.guard(p.oldsq, -1) }
 
