@@ -7,8 +7,10 @@ import (
 	"math"
 
 	"github.com/sparseson/sparseson/fd"
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -22,7 +24,7 @@ type Learner struct {
 	cfg  Config
 	loss loss.Loss
 	sk   *fd.Sketch
-	sp   *sparse.Split
+	sp   *son.Split
 
 	// scratch, sized for the sketch's largest buffer and row count
 	w []float64 // φ(λ)/λ per eigenvalue
@@ -38,7 +40,7 @@ func New(cfg Config, l loss.Loss) (*Learner, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := sparse.NewSplit(cfg.Bits, sk)
+	sp, err := son.NewSplit(cfg.Bits, sk)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +56,7 @@ func Load(r *model.Reader, cfg Config, l loss.Loss) (*Learner, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := sparse.LoadSplit(r, cfg.Bits, sk)
+	sp, err := son.LoadSplit(r, cfg.Bits, sk)
 	if err != nil {
 		return nil, fmt.Errorf("loading the %s state: %w", cfg.Name(), err)
 	}
@@ -64,7 +66,7 @@ func Load(r *model.Reader, cfg Config, l loss.Loss) (*Learner, error) {
 	return newLearner(cfg, l, sk, sp)
 }
 
-func newLearner(cfg Config, l loss.Loss, sk *fd.Sketch, sp *sparse.Split) (*Learner, error) {
+func newLearner(cfg Config, l loss.Loss, sk *fd.Sketch, sp *son.Split) (*Learner, error) {
 	if cfg.Update == Dual && sp.ZBar() == nil {
 		return nil, errors.New("ada: dual averaging needs the core's Z·ḡ (a sketch that keeps ZZᵀ)")
 	}
@@ -83,7 +85,7 @@ func (a *Learner) Config() Config { return a.cfg }
 func (a *Learner) Sketch() *fd.Sketch { return a.sk }
 
 // Split returns the split weights (for tests and diagnostics).
-func (a *Learner) Split() *sparse.Split { return a.sp }
+func (a *Learner) Split() *son.Split { return a.sp }
 
 // Rho is ρ_{1:t}, the sketch's escaped mass.
 func (a *Learner) Rho() float64 { return a.sk.SumRho() }
@@ -132,12 +134,12 @@ func (a *Learner) coefficients() (c float64, w []float64) {
 // score is βᵀx for the example Begin has looked up (bx = β̄·x, z = Z·x).
 func (a *Learner) score(bx float64, z []float64) float64 {
 	if a.cfg.Update == Mirror {
-		return bx + dot(a.sp.B(), z)
+		return bx + linalg.Dot(a.sp.B(), z)
 	}
 	c, w := a.coefficients()
 	v := a.v[:len(z)]
 	a.sk.MulSpectral(v, a.sp.ZBar(), w)
-	return -a.cfg.Eta * (c*bx + dot(z, v))
+	return -a.cfg.Eta * (c*bx + linalg.Dot(z, v))
 }
 
 // Predict implements sparse.Learner.
@@ -152,7 +154,7 @@ func (a *Learner) Learn(ex *sparse.Example) float64 {
 	pred := ex.Initial + a.score(bx, z)
 	h := ex.Weight
 	d := a.loss.Deriv(pred, ex.Label)
-	if !(h > 0) || !isFinite(pred) || !isFinite(d) {
+	if !(h > 0) || !linalg.IsFinite(pred) || !linalg.IsFinite(d) {
 		return pred
 	}
 	// The sketch takes √h·ℓ′·x, the step h·ℓ′·x: importance h counts as h
@@ -174,7 +176,7 @@ func (a *Learner) Learn(ex *sparse.Example) float64 {
 }
 
 // Rejected counts the steps refused as numerically out of range (a weight,
-// or ḡ_j under dual averaging, beyond ±1e140: sparse.Split.Step); the
+// or ḡ_j under dual averaging, beyond ±1e140: son.Split.Step); the
 // CLI's end-of-run warning reads it.
 func (a *Learner) Rejected() int { return a.sp.Refused() }
 
@@ -183,7 +185,7 @@ func (a *Learner) Weights(fn func(slot uint32, w float64)) {
 	if a.cfg.Update == Mirror {
 		b := a.sp.B()
 		a.sp.Columns(func(slot uint32, bbar float64, z []float64) {
-			fn(slot, bbar+dot(b, z))
+			fn(slot, bbar+linalg.Dot(b, z))
 		})
 		return
 	}
@@ -193,7 +195,7 @@ func (a *Learner) Weights(fn func(slot uint32, w float64)) {
 	a.sk.MulSpectral(v, y, w)
 	eta := a.cfg.Eta
 	a.sp.Columns(func(slot uint32, gbar float64, z []float64) {
-		fn(slot, -eta*(c*gbar+dot(z, v)))
+		fn(slot, -eta*(c*gbar+linalg.Dot(z, v)))
 	})
 }
 
@@ -228,13 +230,3 @@ func (c Config) Name() string {
 	}
 	return "FD-adaptive"
 }
-
-func dot(a, b []float64) (s float64) {
-	b = b[:len(a)]
-	for i, x := range a {
-		s += x * b[i]
-	}
-	return s
-}
-
-func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

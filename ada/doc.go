@@ -42,7 +42,7 @@
 //
 // The sketch is package fd's (sparse.Sketch, the raw gradient ĝ = ℓ′·x,
 // τ = m rows, ρ_t = λ_τ its SumRho); the weights live in the SON core's
-// split table (sparse.Split), β = β̄ + Zᵀb, and Vᵀdiag(φ)V = Zᵀ·Q·Z with
+// split table (son.Split), β = β̄ + Zᵀb, and Vᵀdiag(φ)V = Zᵀ·Q·Z with
 // the p×p Q of fd.Sketch.MulSpectral. Mirror descent takes the step
 // β̄_I −= η·c·g_I, b −= η·ℓ′·Q·(Z_t x): O(s + p²). Dual averaging keeps
 // ḡ = Σg in β̄ (O(s) per example) and y = Z·ḡ through every change of Z

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
@@ -91,12 +92,12 @@ func saveLoad(t *testing.T, a sparse.Learner, load func(*model.Reader) (sparse.L
 func checkFinite(t *testing.T, a sparse.Learner, data []sparse.Example) {
 	t.Helper()
 	a.Weights(func(slot uint32, w float64) {
-		if !isFinite(w) {
+		if !linalg.IsFinite(w) {
 			t.Fatalf("weight of slot %d is %v", slot, w)
 		}
 	})
 	for i := range data {
-		if p := a.Predict(&data[i]); !isFinite(p) {
+		if p := a.Predict(&data[i]); !linalg.IsFinite(p) {
 			t.Fatalf("predicts %v", p)
 		}
 	}
@@ -123,7 +124,7 @@ func TestExtremeInputs(t *testing.T) {
 						t.Fatal(err)
 					}
 					for i := range st.data {
-						if p := a.Learn(&st.data[i]); !isFinite(p) {
+						if p := a.Learn(&st.data[i]); !linalg.IsFinite(p) {
 							t.Fatalf("example %d: prediction %v", i, p)
 						}
 					}
@@ -154,7 +155,7 @@ func TestFullExtremeInputs(t *testing.T) {
 							t.Fatal(err)
 						}
 						for i := range st.data {
-							if p := f.Learn(&st.data[i]); !isFinite(p) {
+							if p := f.Learn(&st.data[i]); !linalg.IsFinite(p) {
 								t.Fatalf("example %d: prediction %v", i, p)
 							}
 						}

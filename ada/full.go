@@ -8,8 +8,10 @@ import (
 	"sort"
 
 	"github.com/sparseson/sparseson/fd"
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -19,7 +21,7 @@ import (
 // MaxFullBits is the largest hash space ADA-FULL accepts: its U is k×k for
 // the k ≤ 2^bits slots seen (128 MiB at 2^12), and an example costs
 // O(k·r²) for the rank r ≤ k of G_t.
-const MaxFullBits = sparse.MaxFullBits
+const MaxFullBits = son.MaxFullBits
 
 // Full is ADA-FULL (Duchi, Hazan and Singer 2011; Wan & Zhang (TPAMI 2022), Eq. 1 and 2):
 // the preconditioner H_t = δI + G_t^{1/2} with the exact G_t = Σ_{s≤t} g_sg_sᵀ
@@ -42,7 +44,7 @@ type Full struct {
 	lam     []float64     // the r positive eigenvalues of G_t, descending
 	u       []float64     // U, k rows of stride, r live columns
 	stride  int
-	arrow   *fd.Arrowhead
+	arrow   *linalg.Arrowhead
 	t       float64
 	dsyev   int // arrowheads the secular solver did not vouch for
 	refused int // mirror-descent steps refused (out of range)
@@ -62,7 +64,7 @@ func NewFull(cfg Config, l loss.Loss) (*Full, error) {
 	if err := cfg.validateFull(); err != nil {
 		return nil, err
 	}
-	return &Full{cfg: cfg, loss: l, tab: sparse.NewTable(cfg.Bits, 1), arrow: fd.NewArrowhead(16)}, nil
+	return &Full{cfg: cfg, loss: l, tab: sparse.NewTable(cfg.Bits, 1), arrow: linalg.NewArrowhead(16)}, nil
 }
 
 func (c Config) validateFull() error {
@@ -168,7 +170,7 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 	pred := ex.Initial + f.score(ex)
 	h := ex.Weight
 	d := f.loss.Deriv(pred, ex.Label)
-	if !(h > 0) || !isFinite(pred) || !isFinite(d) {
+	if !(h > 0) || !linalg.IsFinite(pred) || !linalg.IsFinite(d) {
 		return pred
 	}
 	g := h * d
@@ -204,19 +206,19 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 	f.a = a
 	clear(a)
 	for k, row := range f.rows {
-		axpy(g*ex.Val[k], f.u[row*f.stride:row*f.stride+r], a)
+		linalg.Axpy(g*ex.Val[k], f.u[row*f.stride:row*f.stride+r], a)
 	}
 	for i := range a {
 		a[i] *= phi[i]
 	}
 	// The step is taken only if every weight stays within ±maxWeight
-	// (as the split learners' core does, sparse/step.go): with absurd
+	// (as the split learners' core does, son/step.go): with absurd
 	// rates or scales a step could otherwise write Inf into the model.
 	eta := f.cfg.Eta
 	f.step = grow(f.step, f.tab.Len())
 	step := f.step
 	for j := range step {
-		step[j] = eta * dot(f.u[j*f.stride:j*f.stride+r], a)
+		step[j] = eta * linalg.Dot(f.u[j*f.stride:j*f.stride+r], a)
 	}
 	for k, row := range f.rows {
 		step[row] += eta * c * g * ex.Val[k]
@@ -237,7 +239,7 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 // CLI's end-of-run warning reads it).
 func (f *Full) Rejected() int { return f.refused }
 
-// maxWeight bounds |β_j| (sparse/step.go's bound).
+// maxWeight bounds |β_j| (son/step.go's bound).
 const maxWeight = 1e140
 
 // updateY recomputes y = Uᵀḡ (dual averaging), O(k·r).
@@ -248,7 +250,7 @@ func (f *Full) updateY() {
 	rows := f.tab.Rows
 	for j := 0; j < f.tab.Len(); j++ {
 		if gj := rows[j]; gj != 0 {
-			axpy(gj, f.u[j*f.stride:j*f.stride+r], f.y)
+			linalg.Axpy(gj, f.u[j*f.stride:j*f.stride+r], f.y)
 		}
 	}
 }
@@ -268,7 +270,7 @@ func (f *Full) addOuter() {
 	f.a = a
 	clear(a)
 	for k, row := range f.rows {
-		axpy(f.gs[k], f.u[row*f.stride:row*f.stride+r], a)
+		linalg.Axpy(f.gs[k], f.u[row*f.stride:row*f.stride+r], a)
 	}
 	for i := range a {
 		a[i] *= math.Sqrt(f.lam[i])
@@ -277,7 +279,7 @@ func (f *Full) addOuter() {
 	f.mu = grow(f.mu, n)
 	f.w = grow(f.w, n*n)
 	if f.arrow.Cap() < r {
-		f.arrow = fd.NewArrowhead(max(2*f.arrow.Cap(), r))
+		f.arrow = linalg.NewArrowhead(max(2*f.arrow.Cap(), r))
 	}
 	if !f.arrow.Solve(f.lam, a, kap, f.mu, f.w) {
 		f.dsyev++
@@ -317,7 +319,7 @@ func (f *Full) addOuter() {
 		clear(f.unew)
 	}
 	for kk, row := range f.rows {
-		axpy(f.gs[kk], f.bv, f.unew[row*stride:row*stride+r2])
+		linalg.Axpy(f.gs[kk], f.bv, f.unew[row*stride:row*stride+r2])
 	}
 	f.u, f.unew = f.unew, f.u
 	f.stride = stride
@@ -370,7 +372,7 @@ func (f *Full) Weights(fn func(slot uint32, w float64)) {
 		v[i] = phi[i] * f.y[i]
 	}
 	for j, key := range f.tab.Keys {
-		fn(key, -f.cfg.Eta*(c*rows[j]+dot(f.u[j*f.stride:j*f.stride+r], v)))
+		fn(key, -f.cfg.Eta*(c*rows[j]+linalg.Dot(f.u[j*f.stride:j*f.stride+r], v)))
 	}
 }
 
@@ -414,7 +416,7 @@ func LoadFull(r *model.Reader, cfg Config, l loss.Loss) (*Full, error) {
 	}
 	for _, part := range [][]float64{lam, u, f.tab.Rows} {
 		for _, v := range part {
-			if !isFinite(v) {
+			if !linalg.IsFinite(v) {
 				return nil, fmt.Errorf("%w: non-finite ADA-FULL state", model.ErrCorrupt)
 			}
 		}
@@ -435,11 +437,4 @@ func LoadFull(r *model.Reader, cfg Config, l loss.Loss) (*Full, error) {
 func (f *Full) Report(w io.Writer) {
 	sparse.ReportSpectrum(w, "eigenvalues of G_t", f.lam[:min(len(f.lam), 20)], 0)
 	fmt.Fprintf(w, "ADA-FULL: rank %d over %d slots, arrowheads decomposed by Dsyev = %d, steps refused = %d\n", f.rank(), f.tab.Len(), f.dsyev, f.refused)
-}
-
-func axpy(a float64, x, y []float64) {
-	y = y[:len(x)]
-	for i, v := range x {
-		y[i] += a * v
-	}
 }

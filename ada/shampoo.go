@@ -6,7 +6,9 @@ import (
 	"math"
 
 	"github.com/sparseson/sparseson/fd"
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -35,7 +37,7 @@ import (
 // factor sees v = √h‖x‖·a (dense, K), the right ĝ = √h‖a‖·x (sparse, the
 // example's s features). The right factor is package fd's sparse sketch —
 // FD with τ = m rows, shrunk by λ_m, ρ_t = λ_m (SumRho) — on the SON
-// core's split table (sparse.Split), exactly as FTSL's sketch (ada.go);
+// core's split table (son.Split), exactly as FTSL's sketch (ada.go);
 // R̂R̂ᵀ = VᵀΛV with V = FZ and Z p×d sparse. The left factor is K×K and
 // dense (leftFD): Alg. 4 by a rank-one eigen-update, O(K·τ_L²), or kept
 // exactly (τ_L = 0, --shampoo_exact_left: equal to Alg. 4 with τ_L > K).
@@ -67,8 +69,8 @@ import (
 //	compact  Z ← T·Z:       Y ← T·Y                                 O(p²K)
 //	step     Ḡ ← Ḡ + h·axᵀ: Y ← Y + (Z_t x)·(h·a)ᵀ                  O(pK)
 //
-// (sparse.Observed reports the first three as the sketch makes them; the
-// core's deferred compactions of Z's columns, sparse/lazy.go, do not
+// (son.Observed reports the first three as the sketch makes them; the
+// core's deferred compactions of Z's columns, son/lazy.go, do not
 // touch Ḡ, which no transform of Z changes.) The softmax's gradient has
 // 1ᵀa = 0, so every column of Ḡ and every v is orthogonal to the all-ones
 // vector: L̂L̂ᵀ has rank ≤ K − 1 and ε alone acts on that direction, which
@@ -87,8 +89,8 @@ type Shampoo struct {
 	cfg   ShampooConfig
 	k     int
 	sk    *fd.Sketch
-	sp    *sparse.Split
-	obs   *sparse.Observed
+	sp    *son.Split
+	obs   *son.Observed
 	gbar  []float64 // Ḡ: column j of Ḡ (K values) at row j of the split table
 	left  *leftFD
 	track yTracker
@@ -162,14 +164,14 @@ func NewShampoo(cfg ShampooConfig) (*Shampoo, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := sparse.NewSplit(cfg.Bits, sk)
+	sp, err := son.NewSplit(cfg.Bits, sk)
 	if err != nil {
 		return nil, err
 	}
 	return newShampoo(cfg, sk, sp), nil
 }
 
-func newShampoo(cfg ShampooConfig, sk *fd.Sketch, sp *sparse.Split) *Shampoo {
+func newShampoo(cfg ShampooConfig, sk *fd.Sketch, sp *son.Split) *Shampoo {
 	k, pm := cfg.Classes, sk.MaxRows()
 	m := &Shampoo{cfg: cfg, k: k, sk: sk, sp: sp, left: newLeftFD(k, cfg.LeftTau),
 		u: make([]float64, k), s: make([]float64, k), p: make([]float64, k),
@@ -195,17 +197,17 @@ type yTracker struct {
 	c      float64
 }
 
-// Absorbed implements sparse.ZObserver: Y += c·δ·uᵀ.
+// Absorbed implements son.ZObserver: Y += c·δ·uᵀ.
 func (t *yTracker) Absorbed(delta []float64) {
 	k := t.k
 	for i, d := range delta {
 		if d != 0 {
-			axpy(t.c*d, t.u, t.y[i*k:i*k+k])
+			linalg.Axpy(t.c*d, t.u, t.y[i*k:i*k+k])
 		}
 	}
 }
 
-// Appended implements sparse.ZObserver: Y gains the row c·uᵀ.
+// Appended implements son.ZObserver: Y gains the row c·uᵀ.
 func (t *yTracker) Appended() {
 	k := t.k
 	row := t.y[t.rows*k : t.rows*k+k]
@@ -215,7 +217,7 @@ func (t *yTracker) Appended() {
 	t.rows++
 }
 
-// Transformed implements sparse.ZObserver: Y ← T·Y.
+// Transformed implements son.ZObserver: Y ← T·Y.
 func (t *yTracker) Transformed(T []float64, rows, p int) {
 	k := t.k
 	out := t.tmp[:rows*k]
@@ -224,7 +226,7 @@ func (t *yTracker) Transformed(T []float64, rows, p int) {
 		dst := out[i*k : i*k+k]
 		for j := 0; j < p; j++ {
 			if w := T[i*p+j]; w != 0 {
-				axpy(w, t.y[j*k:j*k+k], dst)
+				linalg.Axpy(w, t.y[j*k:j*k+k], dst)
 			}
 		}
 	}
@@ -243,7 +245,7 @@ func (m *Shampoo) Config() ShampooConfig { return m.cfg }
 func (m *Shampoo) Sketch() *fd.Sketch { return m.sk }
 
 // Split returns the split table (tests and diagnostics).
-func (m *Shampoo) Split() *sparse.Split { return m.sp }
+func (m *Shampoo) Split() *son.Split { return m.sp }
 
 // Rho returns the escaped masses ρL_{1:t} and ρR_{1:t}.
 func (m *Shampoo) Rho() (left, right float64) { return m.left.rho, m.sk.SumRho() }
@@ -269,7 +271,7 @@ func (m *Shampoo) lookup(ex *sparse.Example, create bool) (z []float64, n float6
 	clear(u)
 	for i, r := range m.rows {
 		if r >= 0 {
-			axpy(ex.Val[i], m.gbar[r*k:r*k+k], u)
+			linalg.Axpy(ex.Val[i], m.gbar[r*k:r*k+k], u)
 		}
 	}
 	return z, n
@@ -308,7 +310,7 @@ func (m *Shampoo) score(z []float64) int {
 		y := m.track.y
 		for i, q := range qz {
 			if q != 0 {
-				axpy(q, y[i*k:i*k+k], tk)
+				linalg.Axpy(q, y[i*k:i*k+k], tk)
 			}
 		}
 	}
@@ -347,7 +349,7 @@ func (m *Shampoo) Predict(ex *sparse.Example) float64 {
 	return float64(m.score(z))
 }
 
-// maxGBar bounds |Ḡ_kj| (as the SON core bounds its weights, sparse/step.go):
+// maxGBar bounds |Ḡ_kj| (as the SON core bounds its weights, son/step.go):
 // beyond it an example is not learned, so that no input can put Inf or NaN
 // into the model.
 const maxGBar = 1e140
@@ -371,7 +373,7 @@ func (m *Shampoo) Learn(ex *sparse.Example) float64 {
 		return float64(pred)
 	}
 	for _, v := range m.s {
-		if !isFinite(v) {
+		if !linalg.IsFinite(v) {
 			return float64(pred)
 		}
 	}
@@ -411,12 +413,12 @@ func (m *Shampoo) Learn(ex *sparse.Example) float64 {
 		ha[c] = h * v
 	}
 	for i, r := range m.rows {
-		axpy(ex.Val[i], ha, m.gbar[r*k:r*k+k])
+		linalg.Axpy(ex.Val[i], ha, m.gbar[r*k:r*k+k])
 	}
 	yy := m.track.y
 	for i, zi := range z {
 		if zi != 0 {
-			axpy(zi, ha, yy[i*k:i*k+k])
+			linalg.Axpy(zi, ha, yy[i*k:i*k+k])
 		}
 	}
 	return float64(pred)
@@ -446,7 +448,7 @@ func (m *Shampoo) classRow(k int) (ell, qv []float64, cr float64) {
 	p := m.sp.Rows()
 	yl := make([]float64, p)
 	for i := range yl {
-		yl[i] = dot(m.track.y[i*K:i*K+K], ell)
+		yl[i] = linalg.Dot(m.track.y[i*K:i*K+K], ell)
 	}
 	qv = make([]float64, max(p, 1))
 	if p > 0 {
@@ -464,7 +466,7 @@ func (m *Shampoo) ClassWeights(k int, fn func(slot uint32, w float64)) {
 	r := 0
 	m.sp.Columns(func(slot uint32, _ float64, z []float64) {
 		g := m.gbar[r*K : r*K+K]
-		fn(slot, -eta*(cr*dot(ell, g)+dot(qv, z)))
+		fn(slot, -eta*(cr*linalg.Dot(ell, g)+linalg.Dot(qv, z)))
 		r++
 	})
 }
@@ -480,7 +482,7 @@ func (m *Shampoo) ClassSlotWeight(k int, slot uint32) float64 {
 	}
 	K := m.k
 	ell, qv, cr := m.classRow(k)
-	return -m.cfg.Eta * (cr*dot(ell, m.gbar[r*K:r*K+K]) + dot(qv, z))
+	return -m.cfg.Eta * (cr*linalg.Dot(ell, m.gbar[r*K:r*K+K]) + linalg.Dot(qv, z))
 }
 
 // Scores writes the K raw scores of the last example into s (VW's
@@ -535,14 +537,14 @@ func LoadShampoo(r *model.Reader, cfg ShampooConfig) (*Shampoo, error) {
 	if r.Err() != nil {
 		return nil, r.Err()
 	}
-	sp, err := sparse.LoadSplit(r, cfg.Bits, sk)
+	sp, err := son.LoadSplit(r, cfg.Bits, sk)
 	if err != nil {
 		return nil, fmt.Errorf("loading the FTSL-Shampoo state: %w", err)
 	}
 	if p != sp.Rows() || len(y) != p*k || len(gbar) != sp.Seen()*k {
 		return nil, fmt.Errorf("%w: FTSL-Shampoo's Ḡ and Y do not fit its sketch (%d rows, %d features)", model.ErrCorrupt, sp.Rows(), sp.Seen())
 	}
-	if !allFinite(y) || !allFinite(gbar) || !(t >= 0) || !(bound >= 0) || bound > maxGBar || refused < 0 ||
+	if !linalg.AllFinite(y) || !linalg.AllFinite(gbar) || !(t >= 0) || !(bound >= 0) || bound > maxGBar || refused < 0 ||
 		!(sk.SumRho() >= 0) || math.IsInf(sk.SumRho(), 0) {
 		return nil, fmt.Errorf("%w: FTSL-Shampoo state out of range", model.ErrCorrupt)
 	}

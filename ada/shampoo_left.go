@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/sparseson/sparseson/fd"
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/model"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack"
@@ -21,7 +22,7 @@ import (
 // One step of Alg. 4 needs the eigendecomposition of L̂L̂ᵀ + vvᵀ. Its
 // non-zero eigenvalues are those of the (r+1)×(r+1) Gram matrix of
 // [UΛ^{1/2}, v], the arrowhead [[Λ, Λ^{1/2}∘Uᵀv], [·, ‖v‖²]] = WMWᵀ of FD's
-// shrink, which fd.Arrowhead decomposes in O(r²) (LAPACK's Dsyev when it
+// shrink, which linalg.Arrowhead decomposes in O(r²) (LAPACK's Dsyev when it
 // cannot vouch for its result), and the eigenvectors are the left singular
 // vectors [UΛ^{1/2}, v]·W·M^{−1/2}, one K×(r+1)×r′ product (ADA-FULL's
 // update, full.go). Alg. 4 then keeps the top τ − 1 of them, shrunk by the
@@ -44,7 +45,7 @@ type leftFD struct {
 	lam    []float64 // r, descending
 	u      []float64 // column i (the i-th eigenvector) is u[i*k : i*k+k]
 	rho    float64
-	arrow  *fd.Arrowhead
+	arrow  *linalg.Arrowhead
 	dsyev  int64 // arrowheads Dsyev decomposed
 	n      int64 // updates (non-zero v) so far, for the refresh
 
@@ -70,7 +71,7 @@ func newLeftFD(k, tau int) *leftFD {
 	var q [1]float64
 	lapackImpl.Dsyev(lapack.EVCompute, blas.Upper, k, make([]float64, k*k), k, make([]float64, k), q[:], -1)
 	return &leftFD{k: k, tau: tau, lam: make([]float64, c), u: make([]float64, k*c),
-		arrow: fd.NewArrowhead(max(c, 1)),
+		arrow: linalg.NewArrowhead(max(c, 1)),
 		a:     make([]float64, c), mu: make([]float64, n), w: make([]float64, n*n),
 		tm: make([]float64, n*c), unew: make([]float64, k*c),
 		ca: make([]float64, k*k), cw: make([]float64, k), cwork: make([]float64, max(int(q[0]), 3*k))}
@@ -88,10 +89,10 @@ func (l *leftFD) refresh() {
 	for i := 0; i < r; i++ {
 		col := l.u[i*k : i*k+k]
 		for a, va := range col {
-			axpy(l.lam[i]*va, col[a:], C[a*k+a:a*k+k])
+			linalg.Axpy(l.lam[i]*va, col[a:], C[a*k+a:a*k+k])
 		}
 	}
-	if !lapackImpl.Dsyev(lapack.EVCompute, blas.Upper, k, C, k, l.cw, l.cwork, len(l.cwork)) || !allFinite(l.cw) {
+	if !lapackImpl.Dsyev(lapack.EVCompute, blas.Upper, k, C, k, l.cw, l.cwork, len(l.cwork)) || !linalg.AllFinite(l.cw) {
 		return
 	}
 	top := l.cw[k-1]
@@ -126,7 +127,7 @@ func (l *leftFD) add(v []float64) {
 	// The arrowhead's border: Λ^{1/2}∘Uᵀv.
 	a := l.a[:r]
 	for i := range a {
-		a[i] = math.Sqrt(l.lam[i]) * dot(l.u[i*k:i*k+k], v)
+		a[i] = math.Sqrt(l.lam[i]) * linalg.Dot(l.u[i*k:i*k+k], v)
 	}
 	n := r + 1
 	mu, w := l.mu[:n], l.w[:n*n]
@@ -169,7 +170,7 @@ func (l *leftFD) add(v []float64) {
 			col[c] = tm[r*r2+j] * v[c]
 		}
 		for i := 0; i < r; i++ {
-			axpy(tm[i*r2+j], l.u[i*k:i*k+k], col)
+			linalg.Axpy(tm[i*r2+j], l.u[i*k:i*k+k], col)
 		}
 	}
 	l.u, l.unew = l.unew, l.u
@@ -203,7 +204,7 @@ func (l *leftFD) apply(dst, src []float64, c float64, phi []float64) {
 	}
 	for i := 0; i < l.r; i++ {
 		col := l.u[i*k : i*k+k]
-		axpy(phi[i]*dot(col, src), col, dst)
+		linalg.Axpy(phi[i]*linalg.Dot(col, src), col, dst)
 	}
 }
 
@@ -244,20 +245,11 @@ func (l *leftFD) load(r *model.Reader) error {
 			return fmt.Errorf("%w: FTSL-Shampoo's left eigenvalues", model.ErrCorrupt)
 		}
 	}
-	if !allFinite(u) {
+	if !linalg.AllFinite(u) {
 		return fmt.Errorf("%w: non-finite value in FTSL-Shampoo's left factor", model.ErrCorrupt)
 	}
 	l.r = n
 	copy(l.lam, lam)
 	copy(l.u, u)
 	return nil
-}
-
-func allFinite(v []float64) bool {
-	for _, x := range v {
-		if !isFinite(x) {
-			return false
-		}
-	}
-	return true
 }

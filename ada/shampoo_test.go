@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
 	"gonum.org/v1/gonum/mat"
@@ -293,7 +294,7 @@ func (l *leftFD) matrix() *mat.Dense {
 func (l *leftFD) orthoErr() (e float64) {
 	for i := 0; i < l.r; i++ {
 		for j := 0; j < l.r; j++ {
-			v := dot(l.u[i*l.k:i*l.k+l.k], l.u[j*l.k:j*l.k+l.k])
+			v := linalg.Dot(l.u[i*l.k:i*l.k+l.k], l.u[j*l.k:j*l.k+l.k])
 			if i == j {
 				v--
 			}
@@ -326,7 +327,7 @@ func TestShampooYInvariant(t *testing.T) {
 		m.sp.Columns(func(_ uint32, _ float64, z []float64) {
 			g := m.gbar[r*k : r*k+k]
 			for a := 0; a < p; a++ {
-				axpy(z[a], g, Y[a*k:a*k+k])
+				linalg.Axpy(z[a], g, Y[a*k:a*k+k])
 			}
 			r++
 		})
@@ -418,7 +419,7 @@ func TestShampooExtremeInputs(t *testing.T) {
 				t.Fatalf("ε %g: predicted class %v", eps, c)
 			}
 		}
-		finite := allFinite(m.gbar) && allFinite(m.track.y) && allFinite(m.left.lam[:m.left.r]) && allFinite(m.left.u) && isFinite(m.left.rho) && isFinite(m.sk.SumRho())
+		finite := linalg.AllFinite(m.gbar) && linalg.AllFinite(m.track.y) && linalg.AllFinite(m.left.lam[:m.left.r]) && linalg.AllFinite(m.left.u) && linalg.IsFinite(m.left.rho) && linalg.IsFinite(m.sk.SumRho())
 		m.Weights(func(_ uint32, w float64) { finite = finite && !math.IsNaN(w) })
 		if !finite || m.refused == 0 || m.t == 0 {
 			t.Errorf("ε %g: non-finite state (%v), or the stream did not reach the overflow guard (%d refused) or learned nothing (Σh = %v)", eps, !finite, m.refused, m.t)

@@ -9,10 +9,11 @@ import (
 	"github.com/sparseson/sparseson/internal/dense"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/oja"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// The benchmarks time sparse.SON.Learn with each sketch on a news20-like
+// The benchmarks time son.Learner.Learn with each sketch on a news20-like
 // stream (newsLike: ≈130 distinct words per example from a Zipf law over
 // 100k words, word counts as values, hashed to -b bits; logistic loss,
 // C = 1, η_t = 1/√t). One op is one example. The stream is a ring of
@@ -49,18 +50,18 @@ func benchSON(b *testing.B, cfg Config, bits uint) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	son, err := sparse.NewSON(sparse.SONConfig{Bits: bits, C: 1, Eta0: 1}, loss.Logistic{}, sk)
+	sl, err := son.New(son.Config{Bits: bits, C: 1, Eta0: 1}, loss.Logistic{}, sk)
 	if err != nil {
 		b.Fatal(err)
 	}
-	dense.Warm(son, data)
-	c0, f0 := sk.Counts(), son.Folds()
-	dense.Time(b, son, data)
+	dense.Warm(sl, data)
+	c0, f0 := sk.Counts(), sl.Folds()
+	dense.Time(b, sl, data)
 	c, n := sk.Counts(), float64(b.N)
 	b.ReportMetric(float64(c.Absorbs-c0.Absorbs)/n, "absorbs/op")
 	b.ReportMetric(float64(c.Appends-c0.Appends)/n, "appends/op")
 	b.ReportMetric(float64(c.Compactions-c0.Compactions)/n, "compactions/op")
-	b.ReportMetric(float64(son.Folds()-f0)/n, "folds/op")
+	b.ReportMetric(float64(sl.Folds()-f0)/n, "folds/op")
 }
 
 // BenchmarkSON: FD, fast FD and RFD₀ at m = 5, 10, 20, 50, Bits 18.
@@ -85,49 +86,6 @@ func BenchmarkSON(b *testing.B) {
 func BenchmarkBits(b *testing.B) {
 	for _, bits := range []uint{16, 18, 20, 22, 24} {
 		b.Run(fmt.Sprintf("fd/m=10/b=%d", bits), func(b *testing.B) { benchSON(b, Config{M: 10, Alpha: 1}, bits) })
-	}
-}
-
-// BenchmarkEigSym times the eigendecomposition every FD shrink does (Luo et al.
-// (NIPS 2016), Alg. 2 line 2) of an (m+1)×(m+1) arrowhead Gram matrix
-// [[diag(E), v], [vᵀ, κ]], by LAPACK's Dsyev (O(m³), what the doubled
-// buffer and Config.Dsyev use) and by the arrowhead solver (O(m²), every
-// other shrink).
-func BenchmarkEigSym(b *testing.B) {
-	for _, m := range []int{5, 10, 20, 50} {
-		n := m + 1
-		E, v := make([]float64, m), make([]float64, m)
-		g := make([]float64, n*n)
-		for i := 0; i < m; i++ {
-			E[i] = float64(m - i)
-			v[i] = 0.3 / float64(i+1)
-			g[i*n+i] = E[i]
-			g[i*n+m] = v[i]
-			g[m*n+i] = v[i]
-		}
-		const kap = 1.5
-		g[m*n+m] = kap
-		lam, u := make([]float64, n), make([]float64, n*n)
-		b.Run(fmt.Sprintf("dsyev/m=%d", m), func(b *testing.B) {
-			a := make([]float64, n*n)
-			work := make([]float64, eigWork(n)+n)
-			b.ReportAllocs()
-			for b.Loop() {
-				copy(a, g)
-				if !eigSym(n, a, lam, u, work) {
-					b.Fatal("no convergence")
-				}
-			}
-		})
-		b.Run(fmt.Sprintf("arrow/m=%d", m), func(b *testing.B) {
-			ae := newArrowEig(m)
-			b.ReportAllocs()
-			for b.Loop() {
-				if !ae.solve(E, v, kap, lam, u) {
-					b.Fatal("declined")
-				}
-			}
-		})
 	}
 }
 
@@ -185,13 +143,13 @@ func BenchmarkNews20(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				son, err := sparse.NewSON(cliSON(bits), loss.Logistic{}, sk)
+				sl, err := son.New(cliSON(bits), loss.Logistic{}, sk)
 				if err != nil {
 					b.Fatal(err)
 				}
-				dense.Warm(son, data)
+				dense.Warm(sl, data)
 				cpu0 := cpuTime()
-				dense.Time(b, son, data)
+				dense.Time(b, sl, data)
 				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 			})
 		}

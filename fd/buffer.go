@@ -3,6 +3,7 @@ package fd
 import (
 	"math"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -86,13 +87,13 @@ func (s *Sketch) gramInto(dst []float64, ld int) {
 		clear(row)
 		for j, v := range ci {
 			if v != 0 {
-				axpy(v, s.K[j*pm:j*pm+p], row)
+				linalg.Axpy(v, s.K[j*pm:j*pm+p], row)
 			}
 		}
 	}
 	for i := 0; i < q; i++ {
 		for j := i; j < q; j++ {
-			v := dot(s.ck[i*pm:i*pm+p], s.C[j*pm:j*pm+p])
+			v := linalg.DotVec(s.ck[i*pm:i*pm+p], s.C[j*pm:j*pm+p])
 			dst[i*ld+j] = v
 			dst[j*ld+i] = v
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -37,7 +38,7 @@ func (c setup) config() Config {
 	return Config{M: c.m, Alpha: c.alpha, Robust: c.robust, Fast: c.fast}
 }
 
-func (c setup) sonConfig() sparse.SONConfig {
+func (c setup) sonConfig() son.Config {
 	bits := c.bits
 	if bits == 0 {
 		bits = 9
@@ -45,16 +46,16 @@ func (c setup) sonConfig() sparse.SONConfig {
 	if 1<<bits < c.d {
 		panic("fd test: d exceeds the hash space")
 	}
-	return sparse.SONConfig{Bits: bits, C: c.C, Sigma: dense.Sigma(c.lossName, c.C), Eta0: 1, Diag: c.diag, LazyRing: c.ring}
+	return son.Config{Bits: bits, C: c.C, Sigma: dense.Sigma(c.lossName, c.C), Eta0: 1, Diag: c.diag, LazyRing: c.ring}
 }
 
-func newSparse(t testing.TB, c setup, cfg Config) (*sparse.SON, *Sketch) {
+func newSparse(t testing.TB, c setup, cfg Config) (*son.Learner, *Sketch) {
 	t.Helper()
 	sk, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := sparse.NewSON(c.sonConfig(), dense.Loss(c.lossName), sk)
+	sp, err := son.New(c.sonConfig(), dense.Loss(c.lossName), sk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func sensitivity(c setup, T int) float64 {
 	return dense.Sensitivity(func() interface{ Learn(*sparse.Example) float64 } { return newDense(c) }, c.data(T), c.seed)
 }
 
-func compareWeights(t *testing.T, sp *sparse.SON, dn *dense.SON, tol float64) float64 {
+func compareWeights(t *testing.T, sp *son.Learner, dn *dense.SON, tol float64) float64 {
 	t.Helper()
 	want := dn.Weights()
 	var scale, worst float64

@@ -3,6 +3,7 @@ package fd
 import (
 	"math"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -19,7 +20,7 @@ func (s *Sketch) compact(h sparse.Host, cond bool) {
 	}
 	defer s.invalidate()
 	// Transform folds Zᵀb into w̄ first (deferred by the core, see
-	// sparse/lazy.go).
+	// son/lazy.go).
 	p, q, pm, lb := s.p, s.q, s.pmax, s.lb
 	if q == 0 {
 		h.Transform(s.tmat[:0], 0, nil)
@@ -54,7 +55,7 @@ func (s *Sketch) compact(h sparse.Host, cond bool) {
 	G := s.g[:q*q]
 	copy(G, s.gramW())
 	lam, U := s.lam[:q], s.u[:q*q]
-	if !eigSym(q, G, lam, U, s.work) || !(lam[0] > 0) {
+	if !linalg.EigSym(q, G, lam, U, s.work) || !(lam[0] > 0) {
 		// Only a non-finite (or vanished) sketch gets here: drop it.
 		s.cnt.Skipped++
 		h.Transform(s.tmat[:0], 0, nil)
@@ -74,7 +75,7 @@ func (s *Sketch) compact(h sparse.Host, cond bool) {
 		clear(row)
 		for i := 0; i < q; i++ {
 			if w := U[i*q+k]; w != 0 {
-				axpy(w*inv, s.C[i*pm:i*pm+p], row)
+				linalg.Axpy(w*inv, s.C[i*pm:i*pm+p], row)
 			}
 		}
 	}
@@ -114,7 +115,7 @@ func (s *Sketch) lowdin(r int) {
 		copy(a[i*r:i*r+r], s.K[i*pm:i*pm+r])
 	}
 	th, Q := s.klam[:r], s.kl[:r*r]
-	if !eigSym(r, a, th, Q, s.work) || !(th[0] > 0) {
+	if !linalg.EigSym(r, a, th, Q, s.work) || !(th[0] > 0) {
 		for i := 0; i < r; i++ {
 			for j := 0; j < r; j++ {
 				s.kfl[i*lb+j] = 0

@@ -15,6 +15,7 @@ import (
 	"github.com/sparseson/sparseson/hashing"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/parser"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -120,8 +121,8 @@ func readVW(path string, bits uint) ([]sparse.Example, error) {
 // cliSON is the SON configuration of sparseson's defaults (-b bits, the
 // scaled-space form: pre-scaling, α from the data, rate 5, C = ∞), and
 // cliFD the sketch of --fd/--rfd -m m.
-func cliSON(bits uint) sparse.SONConfig {
-	return sparse.SONConfig{Bits: bits, C: math.Inf(1), Eta0: 1, Diag: true, Scaled: true}
+func cliSON(bits uint) son.Config {
+	return son.Config{Bits: bits, C: math.Inf(1), Eta0: 1, Diag: true, Scaled: true}
 }
 
 func cliFD(m int, robust bool) Config {
@@ -131,8 +132,8 @@ func cliFD(m int, robust bool) Config {
 // runStream trains a SON with the sketch on data (logistic loss, C = 1,
 // σ = 0, η_t = 1/√t, as docs/algorithms.md §10) and returns the wall time per
 // example and the online mistake rate.
-func runStream(tb testing.TB, data []sparse.Example, sk *Sketch, bits uint, diag bool) (perEx time.Duration, errRate float64, son *sparse.SON) {
-	son, err := sparse.NewSON(sparse.SONConfig{Bits: bits, C: benchC(), Eta0: 1, Diag: diag}, loss.Logistic{}, sk)
+func runStream(tb testing.TB, data []sparse.Example, sk *Sketch, bits uint, diag bool) (perEx time.Duration, errRate float64, sl *son.Learner) {
+	sl, err := son.New(son.Config{Bits: bits, C: benchC(), Eta0: 1, Diag: diag}, loss.Logistic{}, sk)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -148,9 +149,9 @@ func runStream(tb testing.TB, data []sparse.Example, sk *Sketch, bits uint, diag
 			// Work a lazy Host would do (see the package report): each
 			// compaction's Transform and each fold applied to a feature's
 			// column only when the feature is next touched.
-			c, f := sk.Counts().Compactions, son.Folds()
-			eagerC += float64(c-prevC) * float64(son.Seen())
-			eagerF += float64(f-prevF) * float64(son.Seen())
+			c, f := sk.Counts().Compactions, sl.Folds()
+			eagerC += float64(c-prevC) * float64(sl.Seen())
+			eagerF += float64(f-prevF) * float64(sl.Seen())
 			prevC, prevF = c, f
 			for _, j := range data[i].Idx {
 				if lc, ok := lastC[j]; ok {
@@ -160,7 +161,7 @@ func runStream(tb testing.TB, data []sparse.Example, sk *Sketch, bits uint, diag
 				lastC[j], lastF[j] = c, f
 			}
 		}
-		p := son.Learn(&data[i])
+		p := sl.Learn(&data[i])
 		if p*data[i].Label <= 0 {
 			mistakes++
 		}
@@ -169,7 +170,7 @@ func runStream(tb testing.TB, data []sparse.Example, sk *Sketch, bits uint, diag
 	if lazy {
 		fmt.Printf("lazy host: column transforms %.3g of eager %.3g (%.3f), folds %.3g of %.3g (%.3f)\n", pendC, eagerC, pendC/eagerC, pendF, eagerF, pendF/eagerF)
 	}
-	return el / time.Duration(len(data)), float64(mistakes) / float64(len(data)), son
+	return el / time.Duration(len(data)), float64(mistakes) / float64(len(data)), sl
 }
 
 // TestRealDataRates prints, for each variant (fd, fd_fast, rfd, rfd_fast;
@@ -257,12 +258,12 @@ func TestRealDataRates(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				per, er, son := runStream(t, data, sk, 18, diag)
+				per, er, sl := runStream(t, data, sk, 18, diag)
 				c := sk.Counts()
 				u := float64(c.Updates)
 				fmt.Printf("%-22s m=%-3d %-9s %-18s %8.1fµs/ex err %.4f  absorb %.3f append %.3f compact %.4f (cond %.4f) seen %d folds %d  [infeas %.3f illcond %.3f band %.3f]\n",
 					file[:strings.IndexByte(file, '.')], m, sk.Name(), v.name, float64(per.Nanoseconds())/1e3, er,
-					float64(c.Absorbs)/u, float64(c.Appends)/u, float64(c.Compactions)/u, float64(c.CondCompact)/u, son.Seen(), son.Folds(), float64(c.AbsorbInfeasible)/u, float64(c.AbsorbIllCond)/u, float64(c.AbsorbBand)/u)
+					float64(c.Absorbs)/u, float64(c.Appends)/u, float64(c.Compactions)/u, float64(c.CondCompact)/u, sl.Seen(), sl.Folds(), float64(c.AbsorbInfeasible)/u, float64(c.AbsorbIllCond)/u, float64(c.AbsorbBand)/u)
 			}
 		}
 	}

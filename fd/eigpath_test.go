@@ -8,6 +8,7 @@ import (
 
 	"github.com/sparseson/sparseson/internal/dense"
 	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -37,14 +38,14 @@ func TestArrowMatchesDsyev(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		son, err := sparse.NewSON(sparse.SONConfig{Bits: 18, C: 1, Eta0: 1}, loss.Logistic{}, sk)
+		sl, err := son.New(son.Config{Bits: 18, C: 1, Eta0: 1}, loss.Logistic{}, sk)
 		if err != nil {
 			t.Fatal(err)
 		}
 		preds := make([]float64, len(data))
 		var sum float64
 		for i := range data {
-			preds[i] = son.Learn(&data[i])
+			preds[i] = sl.Learn(&data[i])
 			sum += loss.Logistic{}.Value(preds[i], data[i].Label)
 		}
 		return preds, sum / float64(len(data)), sk
@@ -135,13 +136,13 @@ func TestArrowNews20(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		cfg  Config
-		son  sparse.SONConfig
+		son  son.Config
 		data set
 	}{
 		{"default", cliFD(10, false), cliSON(18), vw},
 		{"default", cliFD(10, true), cliSON(18), vw},
-		{"paper", Config{M: 10, Alpha: 2}, sparse.SONConfig{Bits: 18, C: math.Inf(1), Eta0: 1, Diag: true}, svm},
-		{"paper", Config{M: 10, Robust: true}, sparse.SONConfig{Bits: 18, C: 1, Eta0: 1, Diag: true}, svm},
+		{"paper", Config{M: 10, Alpha: 2}, son.Config{Bits: 18, C: math.Inf(1), Eta0: 1, Diag: true}, svm},
+		{"paper", Config{M: 10, Robust: true}, son.Config{Bits: 18, C: 1, Eta0: 1, Diag: true}, svm},
 	} {
 		test := c.data.test
 		run := func(cfg Config, data []sparse.Example) (prog, tl float64, sk *Sketch) {
@@ -149,15 +150,15 @@ func TestArrowNews20(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			son, err := sparse.NewSON(c.son, loss.Logistic{}, sk)
+			sl, err := son.New(c.son, loss.Logistic{}, sk)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i := range data {
-				prog += loss.Logistic{}.Value(son.Learn(&data[i]), data[i].Label)
+				prog += loss.Logistic{}.Value(sl.Learn(&data[i]), data[i].Label)
 			}
 			for i := range test {
-				tl += loss.Logistic{}.Value(son.Predict(&test[i]), test[i].Label)
+				tl += loss.Logistic{}.Value(sl.Predict(&test[i]), test[i].Label)
 			}
 			return prog / float64(len(data)), tl / float64(len(test)), sk
 		}

@@ -48,7 +48,7 @@
 //     the stored K would add rounding of order ε·κ̂·λ₁, and measured
 //     larger errors than the arrowhead's drift); in the buffered state
 //     SSᵀ = CKCᵀ. G = UΛUᵀ: the arrowhead by the O(m²) secular-equation
-//     solver of arrow.go (Golub 1973; Bunch–Nielsen–Sorensen 1978;
+//     solver of internal/linalg (Golub 1973; Bunch–Nielsen–Sorensen 1978;
 //     Gu–Eisenstat 1995), which falls back to LAPACK's Dsyev when it cannot
 //     certify its result; the buffered state's general G (the first shrink
 //     after the warm-up, and every shrink of the doubled buffer) by Dsyev,
@@ -109,7 +109,7 @@
 // A compaction done eagerly is O(p·q·d_seen) over the features seen so
 // far, the order of a dense update. The sketch implements
 // sparse.GramSketch, so the SON core defers compactions and folds
-// (sparse/lazy.go): each is an O(ring·p³) generation step, and a feature's
+// (son/lazy.go): each is an O(ring·p³) generation step, and a feature's
 // row pays O(p·q) when an example next touches it; a full flush every
 // ring steps (ring ≈ √d_seen) bounds the bookkeeping. The package tests
 // record the rates (TestRealDataRates) and check deferred against eager
@@ -140,6 +140,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -173,7 +174,7 @@ type Config struct {
 	// (rows start at norm 1); must exceed 1; 0 selects DefaultRowBand.
 	RowBand float64
 	// Dsyev makes every shrink use LAPACK's O(m³) Dsyev instead of the
-	// O(m²) arrowhead solver (arrow.go) — for tests and comparisons.
+	// O(m²) arrowhead solver (linalg.Arrowhead) — for tests and comparisons.
 	Dsyev bool
 	// Gate is ε of the gated FD (gate.go; per-step sketch only): when the
 	// shrink's result cannot be absorbed into Z's rows, the kept direction
@@ -221,7 +222,7 @@ const (
 
 // DefaultRowCap returns the default Z row cap for sketch size m: 2m for the
 // per-step sketch, 3m for the fast one. With compactions deferred by the
-// core (sparse/lazy.go) a larger cap no longer pays: it saves compactions
+// core (son/lazy.go) a larger cap no longer pays: it saves compactions
 // but every stale row's refresh and every example's Z·x̃ cost O(cap). On
 // news20 (m = 10, two passes) caps of 1.2m, 1.5m, 2m, 3m, 4m took
 // 0.81, 0.72, 0.76, 0.91, 1.05 s for FD and 2.35, 1.74, 1.51, 1.63, 1.72 s
@@ -307,7 +308,7 @@ type Sketch struct {
 	y1, y2, eNew     []float64
 	kq, kl, klam     []float64
 	kfl              []float64
-	arrow            *arrowEig
+	arrow            *linalg.Arrowhead
 	// gw caches W = C·K·Cᵀ = SSᵀ (q×q, stride q) for the buffered state,
 	// where the scaled-space form's SetAlpha (every round), Captured and
 	// the α = 0 factorization all read it: computed once by gramInto
@@ -385,7 +386,7 @@ func New(cfg Config) (*Sketch, error) {
 	s.g = make([]float64, lb*lb)
 	s.u = make([]float64, lb*lb)
 	s.lam = make([]float64, lb)
-	s.work = make([]float64, lb+eigWork(lb))
+	s.work = make([]float64, lb+linalg.EigWork(lb))
 	s.ck = make([]float64, lb*pm)
 	s.fa = make([]float64, lb*(pm+1))
 	s.fext = make([]float64, lb)
@@ -407,7 +408,7 @@ func New(cfg Config) (*Sketch, error) {
 	s.klam = make([]float64, lb)
 	s.kfl = make([]float64, lb*lb)
 	s.gw = make([]float64, lb*lb)
-	s.arrow = newArrowEig(lb)
+	s.arrow = linalg.NewArrowhead(lb)
 	return s, nil
 }
 
@@ -471,7 +472,7 @@ func (s *Sketch) State() State {
 func (s *Sketch) cz(y, z []float64) {
 	p, pm := s.p, s.pmax
 	for i := range y {
-		y[i] = dot(s.C[i*pm:i*pm+p], z[:p])
+		y[i] = linalg.DotVec(s.C[i*pm:i*pm+p], z[:p])
 	}
 }
 
@@ -482,7 +483,7 @@ func (s *Sketch) ctz(dst, y []float64) {
 	clear(dst)
 	for i, yi := range y {
 		if yi != 0 {
-			axpy(yi, s.C[i*pm:i*pm+p], dst)
+			linalg.Axpy(yi, s.C[i*pm:i*pm+p], dst)
 		}
 	}
 }
@@ -512,7 +513,7 @@ func (s *Sketch) MulM(dst, z []float64) {
 // NaN through the weights.
 func finiteOrZero(v []float64) {
 	for _, x := range v {
-		if !isFinite(x) {
+		if !linalg.IsFinite(x) {
 			clear(v)
 			return
 		}

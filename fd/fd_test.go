@@ -11,6 +11,7 @@ import (
 
 	"github.com/sparseson/sparseson/internal/dense"
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -149,7 +150,7 @@ func orthoErr(sk *Sketch, Z [][]float64) (ortho, kerr float64) {
 }
 
 // TestInvariants checks docs/algorithms.md §9 C every 25 steps through a real SON
-// (Z read back with SON.ZColumn): in the diagonal state ‖FKFᵀ − I‖_max ≤
+// (Z read back with son.Learner.ZColumn): in the diagonal state ‖FKFᵀ − I‖_max ≤
 // 1e-10 with F = E^{−1/2}C on the live rows; ‖K − ZZᵀ‖/‖K‖ ≤ 1e-12; E ≥ 0
 // and sorted; H = diag(1/(α+E)) in (0, 1/α]; and ZNorm2 ≥ ‖Z‖₂².
 func TestInvariants(t *testing.T) {
@@ -258,14 +259,14 @@ func TestSaveLoadContinue(t *testing.T) {
 
 // saveLoad saves a learner to a model file and loads it back with the
 // setup's configuration.
-func saveLoad(t *testing.T, a *sparse.SON, c setup) *sparse.SON {
+func saveLoad(t *testing.T, a *son.Learner, c setup) *son.Learner {
 	t.Helper()
 	return saveLoadWith(t, a, c.sonConfig(), c.config(), c.lossName)
 }
 
 // saveLoadWith saves a learner and loads it back with the given
 // configurations.
-func saveLoadWith(t *testing.T, a *sparse.SON, scfg sparse.SONConfig, cfg Config, lossName string) *sparse.SON {
+func saveLoadWith(t *testing.T, a *son.Learner, scfg son.Config, cfg Config, lossName string) *son.Learner {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "m")
 	if err := model.Save(path, model.Options{}, a.Save); err != nil {
@@ -276,7 +277,7 @@ func saveLoadWith(t *testing.T, a *sparse.SON, scfg sparse.SONConfig, cfg Config
 		t.Fatal(err)
 	}
 	sk, _ := New(cfg)
-	b, err := sparse.LoadSON(r, scfg, dense.Loss(lossName), sk)
+	b, err := son.Load(r, scfg, dense.Loss(lossName), sk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +301,7 @@ func TestLoadRejects(t *testing.T) {
 			t.Fatal(err)
 		}
 		sk, _ := New(cfg)
-		if _, err := sparse.LoadSON(r, c.sonConfig(), dense.Loss(c.lossName), sk); err == nil {
+		if _, err := son.Load(r, c.sonConfig(), dense.Loss(c.lossName), sk); err == nil {
 			t.Errorf("loading into %+v succeeded", cfg)
 		}
 	}
@@ -326,7 +327,7 @@ func TestExtremeInputs(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(span), 9))
 				mustFinite := span < 10 || (cfg.Robust && !cfg.Fast)
 				sk, _ := New(cfg)
-				sp, err := sparse.NewSON(sparse.SONConfig{Bits: 8, C: 1, Eta0: 1}, dense.Loss(lossName), sk)
+				sp, err := son.New(son.Config{Bits: 8, C: 1, Eta0: 1}, dense.Loss(lossName), sk)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
-	"github.com/sparseson/sparseson/sparse"
+	"github.com/sparseson/sparseson/son"
 )
 
 // TestDeferredEqualsEager: the core's deferred folds and compactions
-// (sparse/lazy.go) give the predictions and weights of applying each one
+// (son/lazy.go) give the predictions and weights of applying each one
 // eagerly to every seen feature, to 5e-14 relative (measured: predictions
 // ≤ 7.2e-15, weights ≤ 2.4e-14; the two differ only in the order of the
 // rounding of the same products), in the paper form and in the scaled-space form the command line uses,
@@ -43,20 +43,20 @@ func TestDeferredEqualsEager(t *testing.T) {
 		}
 		data := c.data(c.T)
 		scaled := c.scaled
-		mk := func(c setup) *sparse.SON {
+		mk := func(c setup) *son.Learner {
 			if !scaled {
-				son, _ := newSparse(t, c, c.config())
-				return son
+				sl, _ := newSparse(t, c, c.config())
+				return sl
 			}
 			sk, err := New(Config{M: c.m, Alpha: 1, Robust: c.robust, HostAlpha: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			son, err := sparse.NewSON(c.scaledSON(), dense.Loss(c.lossName), sk)
+			sl, err := son.New(c.scaledSON(), dense.Loss(c.lossName), sk)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return son
+			return sl
 		}
 		eager := c.setup
 		eager.ring = -1

@@ -5,83 +5,11 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/lapack"
-	"gonum.org/v1/gonum/lapack/gonum"
+	"github.com/sparseson/sparseson/internal/linalg"
 )
 
 // Small dense kernels on row-major slices. Everything works in
 // preallocated scratch so that an update allocates nothing.
-
-var lapackImpl gonum.Implementation
-
-// eigWork returns the Dsyev workspace length for matrices up to n×n.
-func eigWork(n int) int {
-	if n < 2 {
-		return 2
-	}
-	var q [1]float64
-	lapackImpl.Dsyev(lapack.EVCompute, blas.Upper, n, make([]float64, n*n), n, make([]float64, n), q[:], -1)
-	return max(int(q[0]), 3*n-1)
-}
-
-// eigSym eigendecomposes the symmetric n×n matrix a (row-major, stride n)
-// with LAPACK's Dsyev (the routine behind gonum's mat.EigenSym, called
-// directly so that no memory is allocated). On return lam holds the
-// eigenvalues in descending order and u (stride n) the eigenvectors as
-// columns in the same order; a is destroyed. It reports false if LAPACK
-// did not converge or produced non-finite values.
-func eigSym(n int, a, lam, u, work []float64) bool {
-	if n == 0 {
-		return true
-	}
-	w := work[:n]
-	ok := lapackImpl.Dsyev(lapack.EVCompute, blas.Upper, n, a[:n*n], n, w, work[n:], len(work)-n)
-	if !ok {
-		return false
-	}
-	for i := 0; i < n; i++ {
-		src := n - 1 - i
-		lam[i] = w[src]
-		if !isFinite(lam[i]) {
-			return false
-		}
-		for r := 0; r < n; r++ {
-			u[r*n+i] = a[r*n+src]
-		}
-	}
-	return true
-}
-
-func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-// dot is gonum's vector kernel (vectorised: at the lengths of m = 20…50
-// twice as fast as the plain loop, and no slower at m = 10).
-func dot(a, b []float64) float64 { return floats.Dot(a, b[:len(a)]) }
-
-// axpy sets y += a·x by the plain loop: the products and sums, element by
-// element, of gonum's floats.AddScaled (the same bits; no FMA at GOAMD64
-// v1, which is the build's; TestAxpyBits), without its call and dispatch,
-// which cost more than the loop on the shrink's short rows. minNormRows
-// keeps the kernel, whose unrolled loop wins on its longer reflectors:
-// the plain loop there took news20's 3 cached passes at m = 20 from
-// 11.90e9 to 12.06e9 instructions.
-func axpy(a float64, x, y []float64) {
-	y = y[:len(x)]
-	for i, v := range x {
-		y[i] += a * v
-	}
-}
-
-// axpy2 sets y += a·x, then y += b·u, element by element: the bits of
-// axpy(a, x, y) followed by axpy(b, u, y) in one pass over y.
-func axpy2(a float64, x []float64, b float64, u, y []float64) {
-	y = y[:len(x)]
-	u = u[:len(x)]
-	for i, v := range x {
-		y[i] = (y[i] + a*v) + b*u[i]
-	}
-}
 
 // frob returns the Frobenius norm of the leading r×c block of a (stride
 // ld), scaled so that it neither overflows nor underflows prematurely.
@@ -139,7 +67,7 @@ func minNormRows(M []float64, k, n, ld int, f, delta, tau, y []float64) bool {
 		} else {
 			norm = floats.Norm(v, 2)
 		}
-		if !(norm > 0) || !isFinite(norm) {
+		if !(norm > 0) || !linalg.IsFinite(norm) {
 			return false
 		}
 		alpha := -math.Copysign(norm, v[0])
@@ -179,7 +107,7 @@ func minNormRows(M []float64, k, n, ld int, f, delta, tau, y []float64) bool {
 		floats.AddScaled(d, -floats.Dot(v, d)*tau[j], v)
 	}
 	for _, v := range delta[:n] {
-		if !isFinite(v) {
+		if !linalg.IsFinite(v) {
 			return false
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"gonum.org/v1/gonum/floats"
+	"github.com/sparseson/sparseson/internal/linalg"
 )
 
 // TestMinNormRows: the row-oriented LQ solve gives the least-norm solution
@@ -150,7 +150,7 @@ func minNormCols(a []float64, r, k int, f, delta, tau, y []float64) bool {
 					scale = v
 				}
 			}
-			if scale == 0 || !isFinite(scale) {
+			if scale == 0 || !linalg.IsFinite(scale) {
 				return false
 			}
 			s = 0
@@ -161,7 +161,7 @@ func minNormCols(a []float64, r, k int, f, delta, tau, y []float64) bool {
 			}
 			norm = scale * math.Sqrt(s)
 		}
-		if !(norm > 0) || !isFinite(norm) {
+		if !(norm > 0) || !linalg.IsFinite(norm) {
 			return false
 		}
 		alpha := -math.Copysign(norm, a[j*k+j])
@@ -215,59 +215,9 @@ func minNormCols(a []float64, r, k int, f, delta, tau, y []float64) bool {
 		}
 	}
 	for _, v := range delta[:r] {
-		if !isFinite(v) {
+		if !linalg.IsFinite(v) {
 			return false
 		}
 	}
 	return true
-}
-
-// TestAxpyBits: axpy and axpy2 must give the bits of gonum's
-// floats.AddScaled, one call per row — models trained before they
-// replaced it stay byte-identical — on lengths around the kernel's
-// unrolling, with zeros of both signs, subnormals and large magnitudes.
-func TestAxpyBits(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 7))
-	special := []float64{0, math.Copysign(0, -1), 5e-324, -1e300, 1e-300, 3}
-	draw := func(n int) []float64 {
-		v := make([]float64, n)
-		for i := range v {
-			if rng.IntN(4) == 0 {
-				v[i] = special[rng.IntN(len(special))]
-			} else {
-				v[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(9)-4))
-			}
-		}
-		return v
-	}
-	same := func(a, b []float64) bool {
-		for i := range a {
-			if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 21, 41} {
-		for trial := 0; trial < 50; trial++ {
-			x, u, y := draw(n), draw(n), draw(n)
-			a, b := draw(1)[0:1], draw(1)[0:1]
-			if n == 0 {
-				a, b = []float64{1.5}, []float64{-2}
-			}
-			want := append([]float64(nil), y...)
-			floats.AddScaled(want, a[0], x)
-			got := append([]float64(nil), y...)
-			axpy(a[0], x, got)
-			if !same(got, want) {
-				t.Fatalf("n=%d: axpy %v, AddScaled %v", n, got, want)
-			}
-			floats.AddScaled(want, b[0], u)
-			got2 := append([]float64(nil), y...)
-			axpy2(a[0], x, b[0], u, got2)
-			if !same(got2, want) {
-				t.Fatalf("n=%d: axpy2 %v, two AddScaled %v", n, got2, want)
-			}
-		}
-	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -65,52 +66,16 @@ func (s *Sketch) Basis() ([]float64, int) {
 //
 // Counters add up; RFD's growth is in the merged units (ρ/2/W).
 func (s *Sketch) Merge(m *sparse.SketchMerge) error {
-	if s.cnt.Updates != 0 || s.p != 0 || s.q != 0 {
-		return errors.New("fd: merge into a sketch that is not new")
+	parts, base, err := s.mergeParts(m)
+	if err != nil {
+		return err
 	}
-	parts := make([]*Sketch, len(m.Parts))
-	for i, sk := range m.Parts {
-		p, ok := sk.(*Sketch)
-		if !ok || p.cfg != s.cfg {
-			return fmt.Errorf("fd: cannot merge a %s sketch into %s (m = %d)", sk.Name(), s.Name(), s.m)
-		}
-		parts[i] = p
-	}
-	var base *Sketch
-	if m.Base != nil {
-		b, ok := m.Base.(*Sketch)
-		if !ok || b.cfg != s.cfg {
-			return fmt.Errorf("fd: the base's %s sketch does not match %s (m = %d)", m.Base.Name(), s.Name(), s.m)
-		}
-		base = b
-	}
-	n := m.N
-	keep, rho, shrunk := 0, 0.0, false
-	var lam, U []float64
-	if n > 0 {
-		G := append([]float64(nil), m.Gram[:n*n]...)
-		lam, U = make([]float64, n), make([]float64, n*n)
-		if !eigSym(n, G, lam, U, make([]float64, n+eigWork(n))) {
-			return errors.New("fd: merge: the eigendecomposition of the stacked sketches failed")
-		}
-		if top := lam[0]; top > 0 {
-			for i := range lam {
-				if lam[i] <= EigTol*top {
-					lam[i] = 0
-				}
-			}
-			if n >= s.lb {
-				keep, rho = shrinkValues(lam, s.m, s.eNew)
-				shrunk = true
-			} else {
-				for keep < n && lam[keep] > 0 {
-					s.eNew[keep] = lam[keep]
-					keep++
-				}
-			}
-		}
+	keep, rho, shrunk, lam, U, err := s.mergeSpectrum(m.Gram, m.N)
+	if err != nil {
+		return err
 	}
 	// Z = Λ^{−1/2}Uᵀ·(stack): the stack's right singular vectors.
+	n := m.N
 	T := make([]float64, keep*n)
 	for i := 0; i < keep; i++ {
 		inv := 1 / math.Sqrt(lam[i])
@@ -119,8 +84,89 @@ func (s *Sketch) Merge(m *sparse.SketchMerge) error {
 		}
 	}
 	gram := m.Apply(T, keep)
+	s.mergeCounters(parts, base, shrunk, rho, m.W)
+	s.mergeDiag(gram, keep, parts, shrunk)
+	// C and K were written directly: the cached C·K·Cᵀ is stale.
+	s.invalidate()
+	if s.alpha == 0 {
+		s.refreshPinv()
+	}
+	return nil
+}
 
-	// Counters and α.
+// mergeParts checks the receiver, and that the parts and the base are FD
+// sketches configured as it is.
+func (s *Sketch) mergeParts(m *sparse.SketchMerge) (parts []*Sketch, base *Sketch, err error) {
+	if s.cnt.Updates != 0 || s.p != 0 || s.q != 0 {
+		return nil, nil, errors.New("fd: merge into a sketch that is not new")
+	}
+	parts = make([]*Sketch, len(m.Parts))
+	for i, sk := range m.Parts {
+		p, ok := sk.(*Sketch)
+		if !ok || p.cfg != s.cfg {
+			return nil, nil, fmt.Errorf("fd: cannot merge a %s sketch into %s (m = %d)", sk.Name(), s.Name(), s.m)
+		}
+		parts[i] = p
+	}
+	if m.Base != nil {
+		b, ok := m.Base.(*Sketch)
+		if !ok || b.cfg != s.cfg {
+			return nil, nil, fmt.Errorf("fd: the base's %s sketch does not match %s (m = %d)", m.Base.Name(), s.Name(), s.m)
+		}
+		base = b
+	}
+	return parts, base, nil
+}
+
+// mergeSpectrum eigendecomposes the stack's n×n Gram matrix and keeps its
+// top directions: all the positive ones when they fit the buffer, else
+// FD's shrink of them (Luo et al. (JMLR 2019), Alg. 2), which writes the
+// kept eigenvalues into s.eNew and returns the mass ρ it removed.
+func (s *Sketch) mergeSpectrum(gram []float64, n int) (keep int, rho float64, shrunk bool, lam, U []float64, err error) {
+	if n == 0 {
+		return 0, 0, false, nil, nil, nil
+	}
+	G := append([]float64(nil), gram[:n*n]...)
+	lam, U = make([]float64, n), make([]float64, n*n)
+	if !linalg.EigSym(n, G, lam, U, make([]float64, n+linalg.EigWork(n))) {
+		return 0, 0, false, nil, nil, errors.New("fd: merge: the eigendecomposition of the stacked sketches failed")
+	}
+	if top := lam[0]; top > 0 {
+		for i := range lam {
+			if lam[i] <= EigTol*top {
+				lam[i] = 0
+			}
+		}
+		if n >= s.lb {
+			keep, rho = shrinkValues(lam, s.m, s.eNew)
+			shrunk = true
+		} else {
+			for keep < n && lam[keep] > 0 {
+				s.eNew[keep] = lam[keep]
+				keep++
+			}
+		}
+	}
+	return keep, rho, shrunk, lam, U, nil
+}
+
+// mergedSum is sparse.MergedSum of get over the parts and the base,
+// floored at 0.
+func mergedSum(parts []*Sketch, base *Sketch, get func(*Sketch) float64) float64 {
+	v := make([]float64, len(parts))
+	for i, p := range parts {
+		v[i] = get(p)
+	}
+	var b0 float64
+	if base != nil {
+		b0 = get(base)
+	}
+	return math.Max(0, sparse.MergedSum(v, b0))
+}
+
+// mergeCounters adds up the parts' counters and sums and sets α (RFD's
+// growth in the merged units: ρ/2/W).
+func (s *Sketch) mergeCounters(parts []*Sketch, base *Sketch, shrunk bool, rho, W float64) {
 	cs := s.cnt.fields()
 	for f := range cs {
 		v := make([]float64, len(parts))
@@ -136,28 +182,21 @@ func (s *Sketch) Merge(m *sparse.SketchMerge) error {
 	if shrunk {
 		s.cnt.Shrinks++
 	}
-	sum := func(get func(*Sketch) float64) float64 {
-		v := make([]float64, len(parts))
-		for i, p := range parts {
-			v[i] = get(p)
-		}
-		var b0 float64
-		if base != nil {
-			b0 = get(base)
-		}
-		return math.Max(0, sparse.MergedSum(v, b0))
-	}
+	sum := func(get func(*Sketch) float64) float64 { return mergedSum(parts, base, get) }
 	s.sumRho = sum(func(p *Sketch) float64 { return p.sumRho }) + rho
 	s.sumRhoA = sum(func(p *Sketch) float64 { return p.sumRhoA })
 	s.sumDropA = sum(func(p *Sketch) float64 { return p.sumDropA })
 	s.cnt.Drops = int64(sum(func(p *Sketch) float64 { return float64(p.cnt.Drops) }))
 	s.alpha = s.cfg.Alpha
 	if s.cfg.Robust {
-		s.grow = sum(func(p *Sketch) float64 { return p.grow }) + rho/2/math.Max(1, m.W)
+		s.grow = sum(func(p *Sketch) float64 { return p.grow }) + rho/2/math.Max(1, W)
 		s.alpha += s.grow
 	}
+}
 
-	// The diagonal state on Z = V.
+// mergeDiag puts the merged sketch in the diagonal state on Z = V (keep
+// rows, Gram matrix gram) and sets its buffer's fill.
+func (s *Sketch) mergeDiag(gram []float64, keep int, parts []*Sketch, shrunk bool) {
 	s.setK(gram, keep)
 	s.setDiag(keep)
 	if keep > 0 {
@@ -179,10 +218,4 @@ func (s *Sketch) Merge(m *sparse.SketchMerge) error {
 		}
 		s.nb = min(nb, s.lb-1)
 	}
-	// C and K were written directly: the cached C·K·Cᵀ is stale.
-	s.invalidate()
-	if s.alpha == 0 {
-		s.refreshPinv()
-	}
-	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -253,7 +254,7 @@ func TestMergeOneAndOrder(t *testing.T) {
 
 func allFiniteSlice(v []float64) bool {
 	for _, x := range v {
-		if !isFinite(x) {
+		if !linalg.IsFinite(x) {
 			return false
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -94,9 +95,9 @@ func (r *recorder) Update(st *sparse.Step, h sparse.Host) {
 	r.Sketch.Update(st, h)
 }
 
-// TestOpenLoopThroughSON is §9 B driven by a real sparse.SON: the ĝ
+// TestOpenLoopThroughSON is §9 B driven by a real son.Learner: the ĝ
 // sequence the SON produced (recorded) goes into the dense sketch, and
-// SᵀS = ZᵀCᵀCZ is rebuilt from the core's table with SON.ZColumn.
+// SᵀS = ZᵀCᵀCZ is rebuilt from the core's table with son.Learner.ZColumn.
 func TestOpenLoopThroughSON(t *testing.T) {
 	for i, c := range []setup{
 		{d: 80, m: 6, s: 10, lossName: "squared", alpha: 1, C: 1},
@@ -110,7 +111,7 @@ func TestOpenLoopThroughSON(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec := &recorder{Sketch: sk}
-			sp, err := sparse.NewSON(c.sonConfig(), dense.Loss(c.lossName), rec)
+			sp, err := son.New(c.sonConfig(), dense.Loss(c.lossName), rec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,6 +143,6 @@ func TestOpenLoopThroughSON(t *testing.T) {
 }
 
 // sparseSTS rebuilds SᵀS from the SON's table.
-func sparseSTS(sp *sparse.SON, sk *Sketch, d int) [][]float64 {
+func sparseSTS(sp *son.Learner, sk *Sketch, d int) [][]float64 {
 	return sts(sk, dense.ZMatrix(sp, sk.Rows(), d), d)
 }

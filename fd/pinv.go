@@ -1,5 +1,7 @@
 package fd
 
+import "github.com/sparseson/sparseson/internal/linalg"
+
 // MulPinv implements sparse.Sketch: dst = Cᵀ(SSᵀ)^{†2}C·z, so that
 // Zᵀ(·)Z = (SᵀS)†.
 func (s *Sketch) MulPinv(dst, z []float64) { s.mulPinv(dst, z, true) }
@@ -45,7 +47,7 @@ func (s *Sketch) refreshPinv() {
 	G := s.g[:q*q]
 	copy(G, s.gramW())
 	lam, U := s.lam[:q], s.u[:q*q]
-	if !eigSym(q, G, lam, U, s.work) || !(lam[0] > 0) {
+	if !linalg.EigSym(q, G, lam, U, s.work) || !(lam[0] > 0) {
 		return
 	}
 	for k := 0; k < q; k++ {

@@ -1,6 +1,10 @@
 package fd
 
-import "github.com/sparseson/sparseson/sparse"
+import (
+	"github.com/sparseson/sparseson/sparse"
+
+	"github.com/sparseson/sparseson/internal/linalg"
+)
 
 // The doubled buffer of Wan & Zhang (TPAMI 2022), ADA-FFD, Alg. 3/4 (
 // Config.RankBuffer), which differs from Luo et al.'s (JMLR 2019) fast FD (Alg. 4–6) in
@@ -120,7 +124,7 @@ func (s *Sketch) merge(a []float64) bool {
 	s.gramInto(G, g)
 	s.q = q
 	lam, U := s.lam[:g], s.u[:g*g]
-	if !eigSym(g, G, lam, U, s.work) || !(lam[0] > 0) {
+	if !linalg.EigSym(g, G, lam, U, s.work) || !(lam[0] > 0) {
 		clear(s.C[q*pm : q*pm+p])
 		return false
 	}
@@ -147,7 +151,7 @@ func (s *Sketch) rotateRows(U, lam []float64, g, keep int) {
 		clear(row)
 		for j := 0; j < g; j++ {
 			if w := U[j*g+i]; w != 0 {
-				axpy(w, s.C[j*pm:j*pm+p], row)
+				linalg.Axpy(w, s.C[j*pm:j*pm+p], row)
 			}
 		}
 		s.eNew[i] = lam[i]

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
 )
@@ -125,7 +126,7 @@ func (s *Sketch) Load(r *model.Reader) error {
 			return fmt.Errorf("%w: FD sketch array %d has %d values, want %d", model.ErrCorrupt, i, len(a), len(arrs[i]))
 		}
 		for _, v := range a {
-			if !isFinite(v) {
+			if !linalg.IsFinite(v) {
 				return fmt.Errorf("%w: non-finite FD sketch state", model.ErrCorrupt)
 			}
 		}
@@ -165,8 +166,8 @@ func (s *Sketch) Eigenvalues() []float64 {
 	G := make([]float64, q*q)
 	s.gramInto(G, q)
 	lam, U := make([]float64, q), make([]float64, q*q)
-	work := make([]float64, q+eigWork(q))
-	if !eigSym(q, G, lam, U, work) {
+	work := make([]float64, q+linalg.EigWork(q))
+	if !linalg.EigSym(q, G, lam, U, work) {
 		return nil
 	}
 	for i := range lam {

@@ -6,30 +6,31 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
 // scaled returns the setup's sparse and dense configurations in the
-// scaled-space form (sparse/scaled.go): α₀ = c.alpha, 0 from the data.
-func (c setup) scaledSON() sparse.SONConfig {
+// scaled-space form (son/scaled.go): α₀ = c.alpha, 0 from the data.
+func (c setup) scaledSON() son.Config {
 	cfg := c.sonConfig()
 	cfg.Sigma, cfg.Eta0 = 0, 0
 	cfg.Diag, cfg.Scaled, cfg.Alpha0 = true, true, c.alpha
 	return cfg
 }
 
-func (c setup) scaledPair(t testing.TB) (*sparse.SON, *Sketch, *dense.SON) {
+func (c setup) scaledPair(t testing.TB) (*son.Learner, *Sketch, *dense.SON) {
 	t.Helper()
 	sk, err := New(Config{M: c.m, Alpha: 1, Robust: c.robust, Fast: c.fast, HostAlpha: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := sparse.NewSON(c.scaledSON(), dense.Loss(c.lossName), sk)
+	sp, err := son.New(c.scaledSON(), dense.Loss(c.lossName), sk)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dn := dense.NewSON(c.d, c.C, 0, 0, 0, true, dense.Loss(c.lossName), dense.NewFD(c.m, c.d, 1, c.robust, c.fast))
-	dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior = true, c.alpha, sparse.DefaultRate, sparse.Prior
+	dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior = true, c.alpha, son.DefaultRate, son.Prior
 	return sp, sk, dn
 }
 
@@ -96,7 +97,7 @@ func TestScaledFullONS(t *testing.T) {
 			data := c.data(800)
 			sp, sk, _ := c.scaledPair(t)
 			dn := dense.NewSON(c.d, c.C, 0, 0, 0, true, dense.Loss(c.lossName), dense.NewFullSketch(c.d, 1))
-			dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior = true, c.alpha, sparse.DefaultRate, sparse.Prior
+			dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior = true, c.alpha, son.DefaultRate, son.Prior
 			var worst float64
 			for i := range data {
 				a, b := sp.Learn(&data[i]), dn.Learn(&data[i])

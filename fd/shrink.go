@@ -3,6 +3,7 @@ package fd
 import (
 	"math"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -96,11 +97,11 @@ func (s *Sketch) decompose(z []float64, c, kap float64, zero bool) (keep int, rh
 				pend = j
 				continue
 			}
-			axpy2(U[pend*g+i]*inv, s.C[pend*pm:pend*pm+p], w*inv, s.C[j*pm:j*pm+p], row)
+			linalg.Axpy2(U[pend*g+i]*inv, s.C[pend*pm:pend*pm+p], w*inv, s.C[j*pm:j*pm+p], row)
 			pend = -1
 		}
 		if pend >= 0 {
-			axpy(U[pend*g+i]*inv, s.C[pend*pm:pend*pm+p], row)
+			linalg.Axpy(U[pend*g+i]*inv, s.C[pend*pm:pend*pm+p], row)
 		}
 		if !zero {
 			s.fext[i] = U[q*g+i] * inv
@@ -117,7 +118,7 @@ func (s *Sketch) decompose(z []float64, c, kap float64, zero bool) (keep int, rh
 // eigGram eigendecomposes the Gram matrix G of [S; ĝᵀ] (g×g, g = q or
 // q+1 without or with ĝ) into lam (descending) and U (stride g). In the
 // diagonal state G = [[diag E, c·Cz], [·, κ]] is an arrowhead and goes to
-// the O(g²) arrowhead solver (arrow.go) unless Config.Dsyev is set or the
+// the O(g²) arrowhead solver (linalg.Arrowhead) unless Config.Dsyev is set or the
 // solver cannot vouch for its result; a zero ĝ leaves diag(E) itself. The
 // buffered state's G = CKCᵀ bordered (the warm-up's first shrink, and every
 // shrink of the doubled buffer) is a general symmetric matrix and goes to
@@ -147,7 +148,7 @@ func (s *Sketch) eigGram(z []float64, c, kap float64, zero bool, lam, U []float6
 			for i := range w {
 				w[i] = c * v[i]
 			}
-			if s.arrow.solve(E, w, kap, lam, U) {
+			if s.arrow.Solve(E, w, kap, lam, U) {
 				return true
 			}
 		}
@@ -174,7 +175,7 @@ func (s *Sketch) eigGram(z []float64, c, kap float64, zero bool, lam, U []float6
 		}
 		G[q*g+q] = kap
 	}
-	return eigSym(g, G, lam, U, s.work)
+	return linalg.EigSym(g, G, lam, U, s.work)
 }
 
 func descending(x []float64) bool {
@@ -244,7 +245,7 @@ func (s *Sketch) choose(z []float64, c, kap float64, keep int, compacted bool) (
 			a[i] = c * v
 		}
 		kap2 = s.condEst(s.K, p, keep, a, kap)
-		if !isFinite(kap2) {
+		if !linalg.IsFinite(kap2) {
 			kap2 = math.Inf(1)
 		}
 	}
@@ -278,7 +279,7 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int) (kab flo
 	dd := s.dsc[:p]
 	for j := 0; j < p; j++ {
 		dd[j] = math.Sqrt(max(s.K[j*pm+j], 0))
-		if !(dd[j] > 0) || !isFinite(dd[j]) {
+		if !(dd[j] > 0) || !linalg.IsFinite(dd[j]) {
 			dd[j] = 1
 		}
 	}
@@ -308,7 +309,7 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int) (kab flo
 	for i := 0; i < p; i++ {
 		row := s.k2[i*pm+i : i*pm+p]
 		copy(row, s.K[i*pm+i:i*pm+p])
-		axpy2(c*d[i], z[i:p], c*z[i]+kap*d[i], d[i:p], row)
+		linalg.Axpy2(c*d[i], z[i:p], c*z[i]+kap*d[i], d[i:p], row)
 		for j := i + 1; j < p; j++ {
 			s.k2[j*pm+i] = row[j-i]
 		}
@@ -333,8 +334,8 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int) (kab flo
 	}
 	kab = s.condEst(s.k2, p, keep, nil, 0)
 	kab = math.Max(kab, sw*sw)
-	okAb = isFinite(kab) && dmax*dmax <= s.band && dmin*dmin*s.band >= 1
-	band = isFinite(kab) && !okAb
+	okAb = linalg.IsFinite(kab) && dmax*dmax <= s.band && dmin*dmin*s.band >= 1
+	band = linalg.IsFinite(kab) && !okAb
 	return kab, okAb, band
 }
 

@@ -1,6 +1,10 @@
 package fd
 
-import "math"
+import (
+	"math"
+
+	"github.com/sparseson/sparseson/internal/linalg"
+)
 
 // Spectral products, for learners whose preconditioner is a function of
 // the sketch's SᵀS rather than SON's (αI + SᵀS)⁻¹ — the FD-adaptive
@@ -38,7 +42,7 @@ func (sp *spectral) alloc(lb, pm int) {
 	sp.lam = make([]float64, lb)
 	sp.u = make([]float64, lb*lb)
 	sp.g = make([]float64, lb*lb)
-	sp.work = make([]float64, lb+eigWork(lb))
+	sp.work = make([]float64, lb+linalg.EigWork(lb))
 	sp.t1 = make([]float64, lb)
 	sp.t2 = make([]float64, lb)
 	sp.scratchP = make([]float64, pm)
@@ -64,7 +68,7 @@ func (s *Sketch) Spectrum() []float64 {
 		sp.diag = false
 		G := sp.g[:q*q]
 		s.gramInto(G, q)
-		if !eigSym(q, G, lam, sp.u[:q*q], sp.work) {
+		if !linalg.EigSym(q, G, lam, sp.u[:q*q], sp.work) {
 			// Only a non-finite sketch gets here: no curvature at all.
 			clear(lam)
 			return lam
@@ -114,7 +118,7 @@ func (s *Sketch) MulSpectral(dst, z, w []float64) {
 			t[k] = v * w[k]
 		}
 		for i := range y {
-			y[i] = dot(U[i*q:i*q+q], t)
+			y[i] = linalg.DotVec(U[i*q:i*q+q], t)
 		}
 	}
 	s.ctz(dst, y)

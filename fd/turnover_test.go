@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/loss"
-	"github.com/sparseson/sparseson/sparse"
+	"github.com/sparseson/sparseson/son"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -49,7 +49,7 @@ func TestRealDataTurnover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	son, err := sparse.NewSON(cliSON(18), loss.Logistic{}, sk)
+	sl, err := son.New(cliSON(18), loss.Logistic{}, sk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestRealDataTurnover(t *testing.T) {
 	defer func() { compactProbe = nil }()
 	for pass := 0; pass < passes; pass++ {
 		for i := range data {
-			son.Learn(&data[i])
+			sl.Learn(&data[i])
 		}
 	}
 	if n == 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
@@ -14,7 +15,7 @@ import (
 func saveLoadFinite(t *testing.T, g *GD, cfg Config, l loss.Loss) {
 	t.Helper()
 	g.Weights(func(slot uint32, w float64) {
-		if !isFinite(w) {
+		if !linalg.IsFinite(w) {
 			t.Fatalf("weight of slot %d is %v", slot, w)
 		}
 	})
@@ -53,7 +54,7 @@ func TestADADiagDualExtreme(t *testing.T) {
 	}
 	for _, v := range []float64{1e72, 1e54, 1e54, 1e72, 1e-300} {
 		ex := sparse.Example{HasLabel: true, Label: 1, Weight: 1e9, Idx: []uint32{3}, Val: []float64{v}}
-		if p := g.Learn(&ex); !isFinite(p) {
+		if p := g.Learn(&ex); !linalg.IsFinite(p) {
 			t.Fatalf("prediction %v", p)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -38,40 +39,62 @@ import (
 // NASA's steps (nasa.go) keep per-feature running means of the gradient,
 // not sums, and are refused.
 func (g *GD) Merge(a *sparse.MergeArgs) error {
+	parts, tabs, base, err := g.mergeParts(a)
+	if err != nil {
+		return err
+	}
+	counts := g.mergeCounters(parts, base)
+	u := sparse.NewUnion(tabs...)
+	fm := newFeatureMerge(len(parts), counts, a.Weighting == sparse.ByEvidence && g.cfg.Adaptive)
+	for j, key := range u.Keys {
+		g.mergeFeature(fm, u, j, key, parts, base)
+	}
+	if !linalg.AllFinite(g.tab.Rows) {
+		return errors.New("merge: the merged model is not finite")
+	}
+	return nil
+}
+
+// mergeParts checks the receiver, the parts and the base.
+func (g *GD) mergeParts(a *sparse.MergeArgs) (parts []*GD, tabs []*sparse.Table, base *GD, err error) {
 	if g.tab.Len() != 0 || g.t != g.cfg.InitialT {
-		return errors.New("merge: the receiving learner is not new")
+		return nil, nil, nil, errors.New("merge: the receiving learner is not new")
 	}
 	if g.cfg.Step != StepSchedule {
-		return fmt.Errorf("models trained with %s steps cannot be merged: their per-feature state is a running mean, not a sum; train the shards with the AdaGrad, normalized or --sgd updates", g.cfg.Step)
+		return nil, nil, nil, fmt.Errorf("models trained with %s steps cannot be merged: their per-feature state is a running mean, not a sum; train the shards with the AdaGrad, normalized or --sgd updates", g.cfg.Step)
 	}
 	if len(a.Parts) == 0 {
-		return errors.New("merge: no models to merge")
+		return nil, nil, nil, errors.New("merge: no models to merge")
 	}
-	parts := make([]*GD, len(a.Parts))
-	tabs := make([]*sparse.Table, len(a.Parts))
+	parts = make([]*GD, len(a.Parts))
+	tabs = make([]*sparse.Table, len(a.Parts))
 	for i, l := range a.Parts {
 		p, ok := l.(*GD)
 		if !ok || p.cfg != g.cfg {
-			return fmt.Errorf("model %d: not a first-order learner with this configuration (%T)", i+1, l)
+			return nil, nil, nil, fmt.Errorf("model %d: not a first-order learner with this configuration (%T)", i+1, l)
 		}
 		parts[i], tabs[i] = p, p.tab
 	}
-	var base *GD
 	if a.Base != nil {
 		b, ok := a.Base.(*GD)
 		if !ok || b.cfg != g.cfg {
-			return fmt.Errorf("base model: not a first-order learner with this configuration (%T)", a.Base)
+			return nil, nil, nil, fmt.Errorf("base model: not a first-order learner with this configuration (%T)", a.Base)
 		}
 		base = b
 		for i, p := range parts {
 			if p.t < b.t || p.tab.Len() < b.tab.Len() {
-				return fmt.Errorf("model %d has seen fewer examples or features than the base: it was not trained from the base (-i)", i+1)
+				return nil, nil, nil, fmt.Errorf("model %d has seen fewer examples or features than the base: it was not trained from the base (-i)", i+1)
 			}
 		}
 	}
-	k := len(parts)
+	return parts, tabs, base, nil
+}
+
+// mergeCounters adds up the example count and the normalisation sums, and
+// returns each part's own example count (the ByExamples weights).
+func (g *GD) mergeCounters(parts []*GD, base *GD) (counts []float64) {
 	sums := func(get func(*GD) float64, none float64) float64 {
-		v := make([]float64, k)
+		v := make([]float64, len(parts))
 		for i, p := range parts {
 			v[i] = get(p)
 		}
@@ -83,61 +106,76 @@ func (g *GD) Merge(a *sparse.MergeArgs) error {
 	g.t = sums(func(p *GD) float64 { return p.t }, g.cfg.InitialT)
 	g.normSum = sums(func(p *GD) float64 { return p.normSum }, 0)
 	g.totalWeight = sums(func(p *GD) float64 { return p.totalWeight }, 0)
-	counts := make([]float64, k)
+	counts = make([]float64, len(parts))
 	for i, p := range parts {
 		counts[i] = p.t - g.cfg.InitialT
 	}
+	return counts
+}
 
-	u := sparse.NewUnion(tabs...)
-	raw, kept, ev := make([]float64, k), make([]float64, k), make([]float64, k)
+// mergeFeature writes the merged row of feature j (slot key): the weight
+// by fm's rule, Σg² summed, the scale N_j the largest.
+func (g *GD) mergeFeature(fm *featureMerge, u *sparse.Union, j int, key uint32, parts []*GD, base *GD) {
 	st := g.stride
-	for j, key := range u.Keys {
-		nmax := 0.0
-		var w0, g0 float64
-		if base != nil {
-			if r := base.tab.Find(key); r >= 0 {
-				row := base.tab.Rows[r*st : r*st+st]
-				w0, g0 = base.scale*trunc(row[colW], base.gravity), row[colG]
-				nmax = row[colN]
-			}
+	nmax := 0.0
+	var w0, g0 float64
+	if base != nil {
+		if r := base.tab.Find(key); r >= 0 {
+			row := base.tab.Rows[r*st : r*st+st]
+			w0, g0 = base.scale*trunc(row[colW], base.gravity), row[colG]
+			nmax = row[colN]
 		}
-		gsum := g0
-		for i, p := range parts {
-			r := u.Row(i, j)
-			raw[i], kept[i], ev[i] = 0, w0, 0
-			if r < 0 {
-				continue
-			}
-			row := p.tab.Rows[r*st : r*st+st]
-			w := p.scale * trunc(row[colW], p.gravity)
-			raw[i], kept[i] = w, w
-			nmax = math.Max(nmax, row[colN])
-			if g.cfg.Adaptive {
-				ev[i] = math.Max(0, row[colG]-g0)
-				gsum += ev[i]
-			}
+	}
+	gsum := g0
+	for i, p := range parts {
+		r := u.Row(i, j)
+		fm.raw[i], fm.kept[i], fm.ev[i] = 0, w0, 0
+		if r < 0 {
+			continue
 		}
-		w, ok := 0.0, false
-		if a.Weighting == sparse.ByEvidence && g.cfg.Adaptive {
-			w, ok = sparse.Consensus(g0, w0, ev, kept)
-		}
-		if !ok {
-			w = sparse.Weigh(counts, raw)
-		}
-		o := g.tab.Row(key) * st
-		rows := g.tab.Rows
-		rows[o+colW] = w
+		row := p.tab.Rows[r*st : r*st+st]
+		w := p.scale * trunc(row[colW], p.gravity)
+		fm.raw[i], fm.kept[i] = w, w
+		nmax = math.Max(nmax, row[colN])
 		if g.cfg.Adaptive {
-			rows[o+colG] = gsum
-		}
-		rows[o+colN] = nmax
-	}
-	for _, v := range g.tab.Rows {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return errors.New("merge: the merged model is not finite")
+			fm.ev[i] = math.Max(0, row[colG]-g0)
+			gsum += fm.ev[i]
 		}
 	}
-	return nil
+	o := g.tab.Row(key) * st
+	rows := g.tab.Rows
+	rows[o+colW] = fm.weight(g0, w0)
+	if g.cfg.Adaptive {
+		rows[o+colG] = gsum
+	}
+	rows[o+colN] = nmax
+}
+
+// featureMerge combines one weight of the parts: by Consensus where the
+// evidence rule applies and there is evidence, else by Weigh over the
+// parts' example counts. raw, kept and ev are set per weight by the
+// caller: each part's weight (0 where it never saw the feature), the same
+// with the base's weight there, and its evidence.
+type featureMerge struct {
+	counts        []float64
+	byEvidence    bool
+	raw, kept, ev []float64
+}
+
+func newFeatureMerge(k int, counts []float64, byEvidence bool) *featureMerge {
+	return &featureMerge{counts: counts, byEvidence: byEvidence, raw: make([]float64, k), kept: make([]float64, k), ev: make([]float64, k)}
+}
+
+// weight is the merged weight, given the base's evidence g0 and weight w0.
+func (fm *featureMerge) weight(g0, w0 float64) float64 {
+	w, ok := 0.0, false
+	if fm.byEvidence {
+		w, ok = sparse.Consensus(g0, w0, fm.ev, fm.kept)
+	}
+	if !ok {
+		w = sparse.Weigh(fm.counts, fm.raw)
+	}
+	return w
 }
 
 // Rekey implements sparse.Rekeyer.
@@ -149,37 +187,60 @@ func (g *GD) Rekey(f func(slot uint32) uint32) error { return g.tab.Rekey(f) }
 // summed, the feature scale N_j the largest, counts and normalisation sums
 // added.
 func (m *Softmax) Merge(a *sparse.MergeArgs) error {
+	parts, tabs, base, err := m.mergeParts(a)
+	if err != nil {
+		return err
+	}
+	counts := m.mergeCounters(parts, base)
+	u := sparse.NewUnion(tabs...)
+	fm := newFeatureMerge(len(parts), counts, a.Weighting == sparse.ByEvidence && m.cfg.Adaptive)
+	for j, key := range u.Keys {
+		m.mergeFeature(fm, u, j, key, parts, base)
+	}
+	if !linalg.AllFinite(m.tab.Rows) {
+		return errors.New("merge: the merged model is not finite")
+	}
+	return nil
+}
+
+// mergeParts checks the receiver, the parts and the base.
+func (m *Softmax) mergeParts(a *sparse.MergeArgs) (parts []*Softmax, tabs []*sparse.Table, base *Softmax, err error) {
 	if m.tab.Len() != 0 || m.t != m.cfg.InitialT {
-		return errors.New("merge: the receiving softmax model is not new")
+		return nil, nil, nil, errors.New("merge: the receiving softmax model is not new")
 	}
 	if len(a.Parts) == 0 {
-		return errors.New("merge: no models to merge")
+		return nil, nil, nil, errors.New("merge: no models to merge")
 	}
 	k := len(a.Parts)
-	parts := make([]*Softmax, k)
-	tabs := make([]*sparse.Table, k)
+	parts = make([]*Softmax, k)
+	tabs = make([]*sparse.Table, k)
 	for i, l := range a.Parts {
 		p, ok := l.(*Softmax)
 		if !ok || p.cfg != m.cfg || p.k != m.k {
-			return fmt.Errorf("model %d: not a %d-class softmax model with this configuration (%T)", i+1, m.k, l)
+			return nil, nil, nil, fmt.Errorf("model %d: not a %d-class softmax model with this configuration (%T)", i+1, m.k, l)
 		}
 		parts[i], tabs[i] = p, p.tab
 	}
-	var base *Softmax
 	if a.Base != nil {
 		b, ok := a.Base.(*Softmax)
 		if !ok || b.cfg != m.cfg || b.k != m.k {
-			return fmt.Errorf("base model: not a %d-class softmax model with this configuration (%T)", m.k, a.Base)
+			return nil, nil, nil, fmt.Errorf("base model: not a %d-class softmax model with this configuration (%T)", m.k, a.Base)
 		}
 		base = b
 		for i, p := range parts {
 			if p.t < b.t || p.tab.Len() < b.tab.Len() {
-				return fmt.Errorf("model %d has seen fewer examples or features than the base: it was not trained from the base (-i)", i+1)
+				return nil, nil, nil, fmt.Errorf("model %d has seen fewer examples or features than the base: it was not trained from the base (-i)", i+1)
 			}
 		}
 	}
+	return parts, tabs, base, nil
+}
+
+// mergeCounters adds up the example count and the normalisation sums, and
+// returns each part's own example count (the ByExamples weights).
+func (m *Softmax) mergeCounters(parts []*Softmax, base *Softmax) (counts []float64) {
 	sums := func(get func(*Softmax) float64, none float64) float64 {
-		v := make([]float64, k)
+		v := make([]float64, len(parts))
 		for i, p := range parts {
 			v[i] = get(p)
 		}
@@ -191,72 +252,62 @@ func (m *Softmax) Merge(a *sparse.MergeArgs) error {
 	m.t = sums(func(p *Softmax) float64 { return p.t }, m.cfg.InitialT)
 	m.normSum = sums(func(p *Softmax) float64 { return p.normSum }, 0)
 	m.totalWeight = sums(func(p *Softmax) float64 { return p.totalWeight }, 0)
-	counts := make([]float64, k)
+	counts = make([]float64, len(parts))
 	for i, p := range parts {
 		counts[i] = p.t - m.cfg.InitialT
 	}
-	u := sparse.NewUnion(tabs...)
+	return counts
+}
+
+// mergeFeature writes the merged row of feature j (slot key): the scale
+// N_j the largest, then each class's weight by fm's rule and its Σg²
+// summed.
+func (m *Softmax) mergeFeature(fm *featureMerge, u *sparse.Union, j int, key uint32, parts []*Softmax, base *Softmax) {
 	st, K := m.stride(), m.k
-	raw, kept, ev := make([]float64, k), make([]float64, k), make([]float64, k)
-	for j, key := range u.Keys {
-		var b0 []float64
-		nmax := 0.0
-		if base != nil {
-			if r := base.tab.Find(key); r >= 0 {
-				b0 = base.tab.Rows[r*st : r*st+st]
-				nmax = b0[smN]
-			}
+	var b0 []float64
+	nmax := 0.0
+	if base != nil {
+		if r := base.tab.Find(key); r >= 0 {
+			b0 = base.tab.Rows[r*st : r*st+st]
+			nmax = b0[smN]
 		}
-		for i, p := range parts {
-			if r := u.Row(i, j); r >= 0 {
-				nmax = math.Max(nmax, p.tab.Rows[r*st+smN])
-			}
+	}
+	for i, p := range parts {
+		if r := u.Row(i, j); r >= 0 {
+			nmax = math.Max(nmax, p.tab.Rows[r*st+smN])
 		}
-		o := m.tab.Row(key) * st
-		rows := m.tab.Rows
-		rows[o+smN] = nmax
-		for c := 0; c < K; c++ {
-			var w0, g0 float64
-			if b0 != nil {
-				w0 = base.scale * b0[1+c]
-				if m.cfg.Adaptive {
-					g0 = b0[1+K+c]
-				}
-			}
-			gsum := g0
-			for i, p := range parts {
-				raw[i], kept[i], ev[i] = 0, w0, 0
-				r := u.Row(i, j)
-				if r < 0 {
-					continue
-				}
-				pr := p.tab.Rows[r*st : r*st+st]
-				raw[i] = p.scale * pr[1+c]
-				kept[i] = raw[i]
-				if m.cfg.Adaptive {
-					ev[i] = math.Max(0, pr[1+K+c]-g0)
-					gsum += ev[i]
-				}
-			}
-			w, ok := 0.0, false
-			if a.Weighting == sparse.ByEvidence && m.cfg.Adaptive {
-				w, ok = sparse.Consensus(g0, w0, ev, kept)
-			}
-			if !ok {
-				w = sparse.Weigh(counts, raw)
-			}
-			rows[o+1+c] = w
+	}
+	o := m.tab.Row(key) * st
+	rows := m.tab.Rows
+	rows[o+smN] = nmax
+	for c := 0; c < K; c++ {
+		var w0, g0 float64
+		if b0 != nil {
+			w0 = base.scale * b0[1+c]
 			if m.cfg.Adaptive {
-				rows[o+1+K+c] = gsum
+				g0 = b0[1+K+c]
 			}
 		}
-	}
-	for _, v := range m.tab.Rows {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return errors.New("merge: the merged model is not finite")
+		gsum := g0
+		for i, p := range parts {
+			fm.raw[i], fm.kept[i], fm.ev[i] = 0, w0, 0
+			r := u.Row(i, j)
+			if r < 0 {
+				continue
+			}
+			pr := p.tab.Rows[r*st : r*st+st]
+			fm.raw[i] = p.scale * pr[1+c]
+			fm.kept[i] = fm.raw[i]
+			if m.cfg.Adaptive {
+				fm.ev[i] = math.Max(0, pr[1+K+c]-g0)
+				gsum += fm.ev[i]
+			}
+		}
+		rows[o+1+c] = fm.weight(g0, w0)
+		if m.cfg.Adaptive {
+			rows[o+1+K+c] = gsum
 		}
 	}
-	return nil
 }
 
 // Rekey implements sparse.Rekeyer.

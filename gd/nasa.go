@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
 )
@@ -386,7 +387,7 @@ func (g *GD) learnScalar(ex *sparse.Example) float64 {
 	}
 	wt := ex.Weight
 	d := g.loss.Deriv(pGrad, ex.Label)
-	if !(wt > 0) || !isFinite(pGrad) || !isFinite(p) || math.IsNaN(d) {
+	if !(wt > 0) || !linalg.IsFinite(pGrad) || !linalg.IsFinite(p) || math.IsNaN(d) {
 		return p
 	}
 	if !gradInRange(wt*d, ex) {
@@ -457,7 +458,7 @@ func (g *GD) learnScalar(ex *sparse.Example) float64 {
 		}
 	}
 	u := -eta * gs
-	if !isFinite(gradSum) || !isFinite(varSum) || !isFinite(sumSq) || !isFinite(eta) || !isFinite(u*math.Max(1, xx)/g.scale) {
+	if !linalg.IsFinite(gradSum) || !linalg.IsFinite(varSum) || !linalg.IsFinite(sumSq) || !linalg.IsFinite(eta) || !linalg.IsFinite(u*math.Max(1, xx)/g.scale) {
 		return p // nothing committed: the model stays as it was
 	}
 
@@ -525,7 +526,7 @@ func (g *GD) stepAccel(ex *sparse.Example, eta, u, beta float64) {
 	det := a*e - b*c
 	dW := (u*e - b*u*inv) / det
 	dU := (a*u*inv - c*u) / det
-	if !isFinite(dW) || !isFinite(dU) {
+	if !linalg.IsFinite(dW) || !linalg.IsFinite(dU) {
 		return
 	}
 	s.a, s.b, s.c, s.e = a, b, c, e
@@ -546,7 +547,7 @@ func (g *GD) newSplit(ex *sparse.Example, l2, u, inv float64) {
 		W, U := rows[o+colW], rows[o+colU]
 		x, ag := s.a*W+s.b*U, s.c*W+s.e*U
 		x -= l2 * (inv*x + (1-inv)*ag)
-		if y := inv*x + (1-inv)*ag; isFinite(x) && isFinite(y) {
+		if y := inv*x + (1-inv)*ag; linalg.IsFinite(x) && linalg.IsFinite(y) {
 			rows[o+colW], rows[o+colU] = x, y
 		}
 	}
@@ -579,8 +580,6 @@ func (g *GD) weightsAccel(fn func(slot uint32, w float64)) {
 		fn(k, g.ns.c*rows[o+colW]+g.ns.e*rows[o+colU])
 	}
 }
-
-func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // addFinite adds d to *w unless the sum would not be finite: a step that
 // would overflow a weight is not taken, so that no data can put Inf or

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
@@ -298,7 +299,7 @@ func TestNASAFirstStep(t *testing.T) {
 	h, _ := New(Config{Bits: 8, Eta: 1, Step: StepNASA, NasaC: c}, &loss.Hinge{})
 	for i := 0; i < 1000; i++ {
 		p := h.Learn(&ex)
-		if !isFinite(p) || math.Abs(p) > 1e3 {
+		if !linalg.IsFinite(p) || math.Abs(p) > 1e3 {
 			t.Fatalf("step %d: prediction %v", i, p)
 		}
 	}
@@ -441,7 +442,7 @@ func TestNASANoNaNFromHugeValues(t *testing.T) {
 			g.Learn(&small)
 		}
 		g.Weights(func(_ uint32, w float64) {
-			if !isFinite(w) {
+			if !linalg.IsFinite(w) {
 				t.Fatalf("%s: non-finite weight %v", sc.rule, w)
 			}
 		})

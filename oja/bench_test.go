@@ -8,11 +8,12 @@ import (
 	"github.com/sparseson/sparseson/gd"
 	"github.com/sparseson/sparseson/internal/dense"
 	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
-func newOjaSON(b *testing.B, m int, bits uint) *sparse.SON {
-	var sk sparse.Sketch = &sparse.NoSketch{A: 16}
+func newOjaSON(b *testing.B, m int, bits uint) *son.Learner {
+	var sk sparse.Sketch = &son.NoSketch{A: 16}
 	if m > 0 {
 		o, err := New(Config{M: m, Alpha: 16, Rate: 1})
 		if err != nil {
@@ -20,7 +21,7 @@ func newOjaSON(b *testing.B, m int, bits uint) *sparse.SON {
 		}
 		sk = o
 	}
-	sp, err := sparse.NewSON(sparse.SONConfig{Bits: bits, C: math.Inf(1), Eta0: 1, Diag: true}, loss.Logistic{}, sk)
+	sp, err := son.New(son.Config{Bits: bits, C: math.Inf(1), Eta0: 1, Diag: true}, loss.Logistic{}, sk)
 	if err != nil {
 		b.Fatal(err)
 	}

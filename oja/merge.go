@@ -41,76 +41,15 @@ func (o *Sketch) Basis() ([]float64, int) {
 // sketch, which trains on as it would have.
 // Re-basings and rounds add up.
 func (o *Sketch) Merge(ms *sparse.SketchMerge) error {
-	if o.p != 0 || o.t != 0 {
-		return errors.New("oja: merge into a sketch that is not new")
+	if err := o.mergeCounts(ms); err != nil {
+		return err
 	}
-	parts := make([]*Sketch, len(ms.Parts))
-	ts := make([]float64, len(ms.Parts))
-	for i, sk := range ms.Parts {
-		p, ok := sk.(*Sketch)
-		if !ok || p.cfg != o.cfg {
-			return fmt.Errorf("oja: cannot merge a %s sketch into oja (m = %d)", sk.Name(), o.cfg.M)
-		}
-		parts[i], ts[i] = p, p.t
-		o.rebases += p.rebases
-	}
-	var t0 float64
-	if ms.Base != nil {
-		b, ok := ms.Base.(*Sketch)
-		if !ok || b.cfg != o.cfg {
-			return fmt.Errorf("oja: the base's %s sketch does not match oja (m = %d)", ms.Base.Name(), o.cfg.M)
-		}
-		t0 = b.t
-		o.rebases = max(0, o.rebases-(len(parts)-1)*b.rebases)
-	}
-	o.t = math.Max(0, sparse.MergedSum(ts, t0))
 	n, m := ms.N, o.cfg.M
-	lam, U := make([]float64, n), make([]float64, n*n) // descending; U column-wise
-	if n <= m && orthogonalRows(ms.Gram, n) {
-		// The stacked rows are Oja rows already (one part): keep them and
-		// their order, which Oja's Gram–Schmidt depends on, so that the
-		// merge of one sketch is that sketch.
-		for i := 0; i < n; i++ {
-			lam[i] = ms.Gram[i*n+i]
-			U[i*n+i] = 1
-		}
-	} else if n > 0 {
-		G := mat.NewSymDense(n, nil)
-		for i := 0; i < n; i++ {
-			for j := i; j < n; j++ {
-				G.SetSym(i, j, ms.Gram[i*n+j])
-			}
-		}
-		var es mat.EigenSym
-		if !es.Factorize(G, true) {
-			return errors.New("oja: merge: the eigendecomposition of the stacked sketches failed")
-		}
-		vals := es.Values(nil)
-		var vecs mat.Dense
-		es.VectorsTo(&vecs)
-		for k := 0; k < n; k++ {
-			lam[k] = vals[n-1-k]
-			for i := 0; i < n; i++ {
-				U[i*n+k] = vecs.At(i, n-1-k)
-			}
-		}
+	lam, U, err := stackSpectrum(ms.Gram, n, m)
+	if err != nil {
+		return err
 	}
-	var top, rho float64
-	for _, l := range lam {
-		top = math.Max(top, l)
-	}
-	if n > m {
-		rho = math.Max(lam[m], 0)
-	}
-	// The kept directions (columns of U) and their estimates E′ = λ − ρ.
-	var cols []int
-	var e []float64
-	for i := 0; i < n && len(cols) < m; i++ {
-		if lam[i]-rho > eigTol*top {
-			cols = append(cols, i)
-			e = append(e, lam[i]-rho)
-		}
-	}
+	cols, e := keptDirections(lam, n, m)
 	keep := len(cols)
 	T := make([]float64, keep*n)
 	for i, c := range cols {
@@ -120,6 +59,105 @@ func (o *Sketch) Merge(ms *sparse.SketchMerge) error {
 		}
 	}
 	gram := ms.Apply(T, keep)
+	if err := o.setMerged(gram, keep, e); err != nil {
+		return err
+	}
+	o.alpha = o.cfg.Alpha
+	o.condition()
+	return nil
+}
+
+// mergeCounts checks the receiver, the parts and the base, and adds up
+// the rounds and re-basings.
+func (o *Sketch) mergeCounts(ms *sparse.SketchMerge) error {
+	if o.p != 0 || o.t != 0 {
+		return errors.New("oja: merge into a sketch that is not new")
+	}
+	ts := make([]float64, len(ms.Parts))
+	for i, sk := range ms.Parts {
+		p, ok := sk.(*Sketch)
+		if !ok || p.cfg != o.cfg {
+			return fmt.Errorf("oja: cannot merge a %s sketch into oja (m = %d)", sk.Name(), o.cfg.M)
+		}
+		ts[i] = p.t
+		o.rebases += p.rebases
+	}
+	var t0 float64
+	if ms.Base != nil {
+		b, ok := ms.Base.(*Sketch)
+		if !ok || b.cfg != o.cfg {
+			return fmt.Errorf("oja: the base's %s sketch does not match oja (m = %d)", ms.Base.Name(), o.cfg.M)
+		}
+		t0 = b.t
+		o.rebases = max(0, o.rebases-(len(ms.Parts)-1)*b.rebases)
+	}
+	o.t = math.Max(0, sparse.MergedSum(ts, t0))
+	return nil
+}
+
+// stackSpectrum eigendecomposes the stack's n×n Gram matrix: lam
+// descending, U's columns the eigenvectors in the same order. Rows that
+// are Oja rows already (one part: at most m, orthogonal) are kept as they
+// are, in their order, which Oja's Gram–Schmidt depends on, so that the
+// merge of one sketch is that sketch.
+func stackSpectrum(gram []float64, n, m int) (lam, U []float64, err error) {
+	lam, U = make([]float64, n), make([]float64, n*n)
+	if n <= m && orthogonalRows(gram, n) {
+		for i := 0; i < n; i++ {
+			lam[i] = gram[i*n+i]
+			U[i*n+i] = 1
+		}
+		return lam, U, nil
+	}
+	if n == 0 {
+		return lam, U, nil
+	}
+	G := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			G.SetSym(i, j, gram[i*n+j])
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(G, true) {
+		return nil, nil, errors.New("oja: merge: the eigendecomposition of the stacked sketches failed")
+	}
+	vals := es.Values(nil)
+	var vecs mat.Dense
+	es.VectorsTo(&vecs)
+	for k := 0; k < n; k++ {
+		lam[k] = vals[n-1-k]
+		for i := 0; i < n; i++ {
+			U[i*n+k] = vecs.At(i, n-1-k)
+		}
+	}
+	return lam, U, nil
+}
+
+// keptDirections picks the columns of U to keep — at most m, above
+// eigTol of the top after the shrink by ρ = λ_{m+1} — and their
+// estimates E′ = λ − ρ.
+func keptDirections(lam []float64, n, m int) (cols []int, e []float64) {
+	var top, rho float64
+	for _, l := range lam {
+		top = math.Max(top, l)
+	}
+	if n > m {
+		rho = math.Max(lam[m], 0)
+	}
+	for i := 0; i < n && len(cols) < m; i++ {
+		if lam[i]-rho > eigTol*top {
+			cols = append(cols, i)
+			e = append(e, lam[i]-rho)
+		}
+	}
+	return cols, e
+}
+
+// setMerged sets the sketch to the keep rows the SON core wrote (Gram
+// matrix gram): K, F = chol(K)⁻¹ and Λ = E′/t.
+func (o *Sketch) setMerged(gram []float64, keep int, e []float64) error {
+	m := o.cfg.M
 	o.p = keep
 	clear(o.K)
 	clear(o.F)
@@ -150,8 +188,6 @@ func (o *Sketch) Merge(ms *sparse.SketchMerge) error {
 			o.lam[i] = e[i] / o.t
 		}
 	}
-	o.alpha = o.cfg.Alpha
-	o.condition()
 	return nil
 }
 

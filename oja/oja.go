@@ -25,6 +25,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
 	"gonum.org/v1/gonum/mat"
@@ -128,7 +129,7 @@ func (o *Sketch) Lambda() []float64 { return o.lam[:o.p] }
 func (o *Sketch) fz(dst, z []float64) {
 	m := o.cfg.M
 	for i := range dst {
-		dst[i] = dot(o.F[i*m:i*m+i+1], z[:i+1])
+		dst[i] = linalg.Dot(o.F[i*m:i*m+i+1], z[:i+1])
 	}
 }
 
@@ -256,7 +257,7 @@ func (o *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	}
 	// condition sums the squares of K and F, so it is not finite when
 	// they are not; Λ is checked apart (O(p)).
-	if c := o.condition(); !(c <= o.cfg.Theta) || !allFinite(o.lam[:o.p]) {
+	if c := o.condition(); !(c <= o.cfg.Theta) || !linalg.AllFinite(o.lam[:o.p]) {
 		if !o.finite() {
 			// Overflowed (a loaded state at the edge of the float64
 			// range): nothing of it can be rebased.
@@ -277,7 +278,7 @@ func (o *Sketch) maybeAppend(st *sparse.Step, h sparse.Host) {
 	z := st.Z[:p]
 	w := o.v[:p]
 	o.fz(w, z) // V x̃
-	resid := n - dot(w, w)
+	resid := n - linalg.Dot(w, w)
 	if !(resid > appendFrac*n) {
 		return
 	}
@@ -410,15 +411,6 @@ func (o *Sketch) reset(h sparse.Host) {
 	clear(o.lam)
 }
 
-func allFinite(v []float64) bool {
-	for _, x := range v {
-		if x-x != 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // OrthoBasis implements sparse.BasisSketch: V = F·Z has orthonormal rows.
 func (o *Sketch) OrthoBasis() ([]float64, int, int, bool) {
 	return o.F, o.p, o.cfg.M, true
@@ -498,14 +490,6 @@ func (o *Sketch) setF(F mat.Matrix) {
 			o.F[i*m+j] = v
 		}
 	}
-}
-
-func dot(a, b []float64) (v float64) {
-	b = b[:len(a)]
-	for i, x := range a {
-		v += x * b[i]
-	}
-	return v
 }
 
 // Save implements sparse.Sketch.

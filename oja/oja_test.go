@@ -8,7 +8,7 @@ import (
 
 	"github.com/sparseson/sparseson/internal/dense"
 	"github.com/sparseson/sparseson/model"
-	"github.com/sparseson/sparseson/sparse"
+	"github.com/sparseson/sparseson/son"
 )
 
 type setup struct {
@@ -24,7 +24,7 @@ func (c setup) String() string {
 	return fmt.Sprintf("d%d_m%d_s%d_%s_a%g_C%g_diag%v_spread%g_seed%d", c.d, c.m, c.s, c.lossName, c.alpha, c.C, c.diag, c.spread, c.seed)
 }
 
-func newPair(t *testing.T, c setup, cfg Config) (*sparse.SON, *Sketch, *dense.SON) {
+func newPair(t *testing.T, c setup, cfg Config) (*son.Learner, *Sketch, *dense.SON) {
 	t.Helper()
 	cfg.M, cfg.Alpha = c.m, c.alpha
 	if cfg.Rate == 0 {
@@ -34,7 +34,7 @@ func newPair(t *testing.T, c setup, cfg Config) (*sparse.SON, *Sketch, *dense.SO
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := sparse.NewSON(sparse.SONConfig{Bits: 8, C: c.C, Sigma: dense.Sigma(c.lossName, c.C), Eta0: 1, Diag: c.diag}, dense.Loss(c.lossName), sk)
+	sp, err := son.New(son.Config{Bits: 8, C: c.C, Sigma: dense.Sigma(c.lossName, c.C), Eta0: 1, Diag: c.diag}, dense.Loss(c.lossName), sk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestHardRegime(t *testing.T) {
 	}
 }
 
-func compareWeights(t *testing.T, sp *sparse.SON, dn *dense.SON, d int, tol float64) {
+func compareWeights(t *testing.T, sp *son.Learner, dn *dense.SON, d int, tol float64) {
 	t.Helper()
 	want := dn.Weights()
 	var scale float64
@@ -156,7 +156,7 @@ func compareWeights(t *testing.T, sp *sparse.SON, dn *dense.SON, d int, tol floa
 }
 
 // orthoError returns ‖FZ(FZ)ᵀ − I‖_max and ‖K − ZZᵀ‖_max/‖K‖_max.
-func orthoError(sp *sparse.SON, sk *Sketch, d int) (ortho, kerr float64) {
+func orthoError(sp *son.Learner, sk *Sketch, d int) (ortho, kerr float64) {
 	F, K, p := sk.FK()
 	Z := dense.ZMatrix(sp, p, d)
 	V := make([][]float64, p)
@@ -287,7 +287,7 @@ func TestSaveLoadContinue(t *testing.T) {
 			t.Fatal(err)
 		}
 		sk, _ := New(Config{M: c.m, Alpha: c.alpha, Rate: 1})
-		b, err := sparse.LoadSON(r, sparse.SONConfig{Bits: 8, C: c.C, Eta0: 1, Diag: diag}, dense.Loss(c.lossName), sk)
+		b, err := son.Load(r, son.Config{Bits: 8, C: c.C, Eta0: 1, Diag: diag}, dense.Loss(c.lossName), sk)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -327,7 +327,7 @@ func TestEtaPower(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp, err := sparse.NewSON(sparse.SONConfig{Bits: 8, C: c.C, Sigma: dense.Sigma(c.lossName, c.C), Eta0: 1, EtaPower: 1, Diag: true}, dense.Loss(c.lossName), sk)
+		sp, err := son.New(son.Config{Bits: 8, C: c.C, Sigma: dense.Sigma(c.lossName, c.C), Eta0: 1, EtaPower: 1, Diag: true}, dense.Loss(c.lossName), sk)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,24 +8,25 @@ import (
 
 	"github.com/sparseson/sparseson/internal/dense"
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
 // scaledPair builds sparse and dense Oja-SON in the scaled-space form
-// (sparse/scaled.go) on the same setup; alpha0 = 0 derives α₀ from the data.
-func scaledPair(t testing.TB, c setup, alpha0 float64) (*sparse.SON, *Sketch, *dense.SON) {
+// (son/scaled.go) on the same setup; alpha0 = 0 derives α₀ from the data.
+func scaledPair(t testing.TB, c setup, alpha0 float64) (*son.Learner, *Sketch, *dense.SON) {
 	t.Helper()
 	sk, err := New(Config{M: c.m, Alpha: 1, Rate: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := sparse.SONConfig{Bits: 8, C: c.C, Diag: true, Scaled: true, Alpha0: alpha0}
-	sp, err := sparse.NewSON(cfg, dense.Loss(c.lossName), sk)
+	cfg := son.Config{Bits: 8, C: c.C, Diag: true, Scaled: true, Alpha0: alpha0}
+	sp, err := son.New(cfg, dense.Loss(c.lossName), sk)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dn := dense.NewSON(c.d, c.C, 0, 0, 0, true, dense.Loss(c.lossName), dense.NewOja(c.m, c.d, 1, 1))
-	dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior = true, alpha0, sparse.DefaultRate, sparse.Prior
+	dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior = true, alpha0, son.DefaultRate, son.Prior
 	return sp, sk, dn
 }
 
@@ -110,8 +111,8 @@ func TestScaledSaveLoadContinue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := sparse.SONConfig{Bits: 8, C: c.C, Diag: true, Scaled: true}
-	l, err := sparse.LoadSON(r, cfg, dense.Loss(c.lossName), fresh)
+	cfg := son.Config{Bits: 8, C: c.C, Diag: true, Scaled: true}
+	l, err := son.Load(r, cfg, dense.Loss(c.lossName), fresh)
 	if err != nil {
 		t.Fatal(err)
 	}

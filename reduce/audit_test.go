@@ -8,6 +8,7 @@ import (
 	"github.com/sparseson/sparseson/internal/dense"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/oja"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -27,7 +28,7 @@ func TestSlotWeight(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := sparse.NewSON(sparse.SONConfig{Bits: 12, C: C, Eta0: 1, Diag: true}, loss.Logistic{}, sk)
+		s, err := son.New(son.Config{Bits: 12, C: C, Eta0: 1, Diag: true}, loss.Logistic{}, sk)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,12 +8,13 @@ import (
 	"github.com/sparseson/sparseson/internal/dense"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/oja"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
 // warmSON builds sparse SON around sk and runs the warm-up pass.
-func warmSON(b *testing.B, cfg sparse.SONConfig, sk sparse.Sketch, data []sparse.Example) *sparse.SON {
-	sp, err := sparse.NewSON(cfg, loss.Logistic{}, sk)
+func warmSON(b *testing.B, cfg son.Config, sk sparse.Sketch, data []sparse.Example) *son.Learner {
+	sp, err := son.New(cfg, loss.Logistic{}, sk)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func benchSON(b *testing.B, m int, bits uint, chol bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sp := warmSON(b, sparse.SONConfig{Bits: bits, C: 1, Eta0: 1}, sk, data)
+	sp := warmSON(b, son.Config{Bits: bits, C: 1, Eta0: 1}, sk, data)
 	var nnz int
 	for i := range data {
 		nnz += len(data[i].Idx)
@@ -86,7 +87,7 @@ func BenchmarkVsOja(b *testing.B) {
 				b.Fatal(err)
 			}
 			data := dense.News(18)
-			dense.Time(b, warmSON(b, sparse.SONConfig{Bits: 18, C: math.Inf(1), Eta0: 1, Diag: true}, sk, data), data)
+			dense.Time(b, warmSON(b, son.Config{Bits: 18, C: math.Inf(1), Eta0: 1, Diag: true}, sk, data), data)
 		})
 	}
 }

@@ -40,26 +40,56 @@ func (s *Sketch) Basis() ([]float64, int) {
 // state mixed from every part's (one part: its own), so that its next
 // r_t are new draws for every part.
 func (s *Sketch) Merge(ms *sparse.SketchMerge) error {
-	if s.p != 0 || s.t != 0 {
-		return errors.New("rp: merge into a sketch that is not new")
+	parts, ts, base, err := s.mergeParts(ms)
+	if err != nil {
+		return err
 	}
-	parts := make([]*Sketch, len(ms.Parts))
-	ts := make([]float64, len(parts))
+	T, err := s.signedSum(ms, parts)
+	if err != nil {
+		return err
+	}
+	r := 0
+	if ms.N > 0 {
+		r = s.m
+	}
+	gram := ms.Apply(T, r)
+	if err := s.setMerged(gram, r); err != nil {
+		return err
+	}
+	s.t = math.Max(0, sparse.MergedSum(ts, baseT(base)))
+	s.mergeCounters(ms, parts)
+	s.k2, s.nmax = s.norms()
+	return s.mergeSource(parts)
+}
+
+// mergeParts checks the receiver, and that the parts and the base are RP
+// sketches configured as it is; ts are the parts' rounds.
+func (s *Sketch) mergeParts(ms *sparse.SketchMerge) (parts []*Sketch, ts []float64, base *Sketch, err error) {
+	if s.p != 0 || s.t != 0 {
+		return nil, nil, nil, errors.New("rp: merge into a sketch that is not new")
+	}
+	parts = make([]*Sketch, len(ms.Parts))
+	ts = make([]float64, len(parts))
 	for i, sk := range ms.Parts {
 		p, ok := sk.(*Sketch)
 		if !ok || p.cfg != s.cfg {
-			return fmt.Errorf("rp: cannot merge a %s sketch into rp (m = %d)", sk.Name(), s.m)
+			return nil, nil, nil, fmt.Errorf("rp: cannot merge a %s sketch into rp (m = %d)", sk.Name(), s.m)
 		}
 		parts[i], ts[i] = p, p.t
 	}
-	var base *Sketch
 	if ms.Base != nil {
 		b, ok := ms.Base.(*Sketch)
 		if !ok || b.cfg != s.cfg {
-			return fmt.Errorf("rp: the base's %s sketch does not match rp (m = %d)", ms.Base.Name(), s.m)
+			return nil, nil, nil, fmt.Errorf("rp: the base's %s sketch does not match rp (m = %d)", ms.Base.Name(), s.m)
 		}
 		base = b
 	}
+	return parts, ts, base, nil
+}
+
+// signedSum is the transform T (m×N) with Z = T·(stack) = Σ_i Ω_i·S_i:
+// each part's m rows times its random signs (none for one part).
+func (s *Sketch) signedSum(ms *sparse.SketchMerge, parts []*Sketch) ([]float64, error) {
 	m, n := s.m, ms.N
 	T := make([]float64, m*n)
 	for i, p := range parts {
@@ -68,7 +98,7 @@ func (s *Sketch) Merge(ms *sparse.SketchMerge) error {
 			continue
 		}
 		if q != m {
-			return fmt.Errorf("rp: part %d has %d rows, want %d", i+1, q, m)
+			return nil, fmt.Errorf("rp: part %d has %d rows, want %d", i+1, q, m)
 		}
 		var rng *rand.Rand
 		if len(parts) > 1 {
@@ -82,11 +112,13 @@ func (s *Sketch) Merge(ms *sparse.SketchMerge) error {
 			T[a*n+off+a] = sign
 		}
 	}
-	r := 0
-	if n > 0 {
-		r = m
-	}
-	gram := ms.Apply(T, r)
+	return T, nil
+}
+
+// setMerged sets N = αI + SSᵀ (SSᵀ = gram, r×r with r = 0 or m) and
+// H = N⁻¹.
+func (s *Sketch) setMerged(gram []float64, r int) error {
+	m := s.m
 	s.p = r
 	s.alpha = s.cfg.Alpha
 	for i := 0; i < m; i++ {
@@ -104,13 +136,18 @@ func (s *Sketch) Merge(ms *sparse.SketchMerge) error {
 	if !cholInverse(s.H, s.N, s.w2, m) {
 		return errors.New("rp: merge: αI + SSᵀ of the merged sketch is not positive definite")
 	}
-	s.t = math.Max(0, sparse.MergedSum(ts, baseT(base)))
+	return nil
+}
+
+// mergeCounters adds up the parts' counters and captured energy, each
+// part's rescaled as the core rescaled its rows: by the ratio of its rows'
+// energy in the stack to tr(S_iS_iᵀ).
+func (s *Sketch) mergeCounters(ms *sparse.SketchMerge, parts []*Sketch) {
+	m, n := s.m, ms.N
 	for i, p := range parts {
 		s.chols += p.chols
 		s.skips += p.skips
 		s.fallbk += p.fallbk
-		// Captured energy, rescaled as the core rescaled this part's rows:
-		// by the ratio of its rows' energy in the stack to tr(S_iS_iᵀ).
 		off := ms.Rows[i]
 		var in, own float64
 		for a := 0; a < ms.Rows[i+1]-off; a++ {
@@ -123,7 +160,11 @@ func (s *Sketch) Merge(ms *sparse.SketchMerge) error {
 		}
 		s.capt += ratio * p.capt
 	}
-	s.k2, s.nmax = s.norms()
+}
+
+// mergeSource sets the generator: one part's state, or one mixed from
+// every part's, so that the next r_t are new draws for every part.
+func (s *Sketch) mergeSource(parts []*Sketch) error {
 	if len(parts) == 1 {
 		st, err := parts[0].src.MarshalBinary()
 		if err == nil {

@@ -1,7 +1,7 @@
 // Package rp is the sparse Gaussian random-projection sketch of Haipeng
 // Luo, Alekh Agarwal, Nicolò Cesa-Bianchi and John Langford, "Efficient
 // Second Order Online Learning by Sketching", NIPS 2016 (§3, "Random
-// Projection"), written for the split-weight SON core of package sparse
+// Projection"), written for the split-weight SON core of package son
 // (docs/algorithms.md §2 and §5).
 //
 // The sketch is S_t = S_{t−1} + r_t ĝ_tᵀ (m×d), r_t ~ N(0, I_m/m) i.i.d.,
@@ -61,6 +61,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
 	"gonum.org/v1/gonum/mat"
@@ -229,21 +230,21 @@ func (s *Sketch) inRowSpace(z []float64) float64 {
 	}
 	for j := 0; j < m; j++ {
 		lj := L[j*m : j*m+j]
-		d := L[j*m+j] - dot(lj, lj)
-		if !(d > 0) || !finite(d) {
+		d := L[j*m+j] - linalg.Dot(lj, lj)
+		if !(d > 0) || !linalg.IsFinite(d) {
 			return 0
 		}
 		ljj := math.Sqrt(d)
 		L[j*m+j] = ljj
 		for i := j + 1; i < m; i++ {
-			L[i*m+j] = (L[i*m+j] - dot(L[i*m:i*m+j], lj)) / ljj
+			L[i*m+j] = (L[i*m+j] - linalg.Dot(L[i*m:i*m+j], lj)) / ljj
 		}
 	}
 	// zᵀ(LLᵀ)⁻¹z = ‖L⁻¹z‖².
 	y := s.e
 	var v float64
 	for i := 0; i < m; i++ {
-		yi := (z[i] - dot(L[i*m:i*m+i], y[:i])) / L[i*m+i]
+		yi := (z[i] - linalg.Dot(L[i*m:i*m+i], y[:i])) / L[i*m+i]
 		y[i] = yi
 		v += yi * yi
 	}
@@ -273,7 +274,7 @@ func (s *Sketch) mulH(dst, z []float64) {
 	m := s.m
 	z = z[:m]
 	for i := range dst[:m] {
-		dst[i] = dot(s.H[i*m:i*m+m], z)
+		dst[i] = linalg.Dot(s.H[i*m:i*m+m], z)
 	}
 }
 
@@ -350,11 +351,11 @@ func (s *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	}
 	c, n := st.C, st.N
 	kap := c * c * n
-	if c == 0 || !(n > 0) || !finite(kap) {
+	if c == 0 || !(n > 0) || !linalg.IsFinite(kap) {
 		return // ĝ = 0 leaves S unchanged (r_t is still consumed)
 	}
 	if s.p > 0 {
-		if v := c * c * s.inRowSpace(st.Z[:m]); v > 0 && finite(v) {
+		if v := c * c * s.inRowSpace(st.Z[:m]); v > 0 && linalg.IsFinite(v) {
 			// Saturated: it is saved with the model (as the core's Σ‖ĝ‖²).
 			s.capt = min(s.capt+v, math.MaxFloat64)
 		}
@@ -468,7 +469,7 @@ func (s *Sketch) woodbury(c float64, z []float64, kap float64) bool {
 	k22 := rhr
 	k12 := 1 + ahr
 	det := k11*k22 - k12*k12
-	if !(det < 0) || !finite(det) || !finite(k11) || !finite(k22) || !finite(k12) {
+	if !(det < 0) || !linalg.IsFinite(det) || !linalg.IsFinite(k11) || !linalg.IsFinite(k22) || !linalg.IsFinite(k12) {
 		return false
 	}
 	// [e f] = [Ha Hr]·K⁻¹, K⁻¹ = [[k22, −k12], [−k12, k11]]/det;
@@ -492,11 +493,7 @@ func (s *Sketch) woodbury(c float64, z []float64, kap float64) bool {
 			row[j] -= ei*ha[j] + fi*hr[j]
 		}
 	}
-	for i := 0; i < m; i++ {
-		for j := 0; j < i; j++ {
-			H[i*m+j] = H[j*m+i]
-		}
-	}
+	linalg.MirrorUpper(H, m)
 	return true
 }
 
@@ -534,14 +531,14 @@ func cholInverse(H, A, w []float64, m int) bool {
 	copy(L, A)
 	for j := 0; j < m; j++ {
 		lj := L[j*m : j*m+j]
-		d := L[j*m+j] - dot(lj, lj)
-		if !(d > 0) || !finite(d) {
+		d := L[j*m+j] - linalg.Dot(lj, lj)
+		if !(d > 0) || !linalg.IsFinite(d) {
 			return false
 		}
 		ljj := math.Sqrt(d)
 		L[j*m+j] = ljj
 		for i := j + 1; i < m; i++ {
-			L[i*m+j] = (L[i*m+j] - dot(L[i*m:i*m+j], lj)) / ljj
+			L[i*m+j] = (L[i*m+j] - linalg.Dot(L[i*m:i*m+j], lj)) / ljj
 		}
 	}
 	// X = L⁻¹ (lower triangular) into H, column by column by forward
@@ -572,23 +569,13 @@ func cholInverse(H, A, w []float64, m int) bool {
 	for i := 0; i < m; i++ {
 		for j := i; j < m; j++ {
 			v := w[i*m+j]
-			if !finite(v) {
+			if !linalg.IsFinite(v) {
 				return false
 			}
 			H[i*m+j], H[j*m+i] = v, v
 		}
 	}
 	return true
-}
-
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-func dot(a, b []float64) (v float64) {
-	b = b[:len(a)]
-	for i, x := range a {
-		v += x * b[i]
-	}
-	return v
 }
 
 // Residual returns ‖HN − I‖_max, the drift of H from N⁻¹ (O(m³);
@@ -598,7 +585,7 @@ func (s *Sketch) Residual() float64 {
 	var worst float64
 	for i := 0; i < m; i++ {
 		for j := 0; j < m; j++ {
-			v := dot(s.H[i*m:i*m+m], col(s.N, j, m))
+			v := linalg.Dot(s.H[i*m:i*m+m], col(s.N, j, m))
 			if i == j {
 				v--
 			}
@@ -666,7 +653,7 @@ func (s *Sketch) Load(r *model.Reader) error {
 		return fmt.Errorf("%w: RP sketch saved with α = %v, Σ captured %v (configured α = %v)", model.ErrCorrupt, alpha, capt, s.cfg.Alpha)
 	}
 	for _, v := range append(append([]float64{t, alpha, capt}, N...), H...) {
-		if !finite(v) {
+		if !linalg.IsFinite(v) {
 			return fmt.Errorf("%w: non-finite RP sketch state", model.ErrCorrupt)
 		}
 	}

@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -26,11 +28,11 @@ func (c setup) String() string {
 	return fmt.Sprintf("d%d_m%d_s%d_%s_a%g_C%g_diag%v_spread%g_seed%d", c.d, c.m, c.s, c.lossName, c.alpha, c.C, c.diag, c.spread, c.seed)
 }
 
-func sonConfig(c setup) sparse.SONConfig {
-	return sparse.SONConfig{Bits: 8, C: c.C, Sigma: dense.Sigma(c.lossName, c.C), Eta0: 1, Diag: c.diag}
+func sonConfig(c setup) son.Config {
+	return son.Config{Bits: 8, C: c.C, Sigma: dense.Sigma(c.lossName, c.C), Eta0: 1, Diag: c.diag}
 }
 
-func newSparse(t testing.TB, c setup, cfg Config) (*sparse.SON, *Sketch) {
+func newSparse(t testing.TB, c setup, cfg Config) (*son.Learner, *Sketch) {
 	t.Helper()
 	cfg.M, cfg.Alpha = c.m, c.alpha
 	if cfg.Seed == 0 {
@@ -40,7 +42,7 @@ func newSparse(t testing.TB, c setup, cfg Config) (*sparse.SON, *Sketch) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := sparse.NewSON(sonConfig(c), dense.Loss(c.lossName), sk)
+	sp, err := son.New(sonConfig(c), dense.Loss(c.lossName), sk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +64,7 @@ func sensitivity(c setup, data []sparse.Example) float64 {
 	return dense.Sensitivity(func() interface{ Learn(*sparse.Example) float64 } { return newDense(c) }, data, c.seed)
 }
 
-func compareWeights(t *testing.T, sp *sparse.SON, dn *dense.SON, tol float64) {
+func compareWeights(t *testing.T, sp *son.Learner, dn *dense.SON, tol float64) {
 	t.Helper()
 	want := dn.Weights()
 	var scale float64
@@ -78,7 +80,7 @@ func compareWeights(t *testing.T, sp *sparse.SON, dn *dense.SON, tol float64) {
 
 // run feeds data to sp and dn and returns the largest rel difference of
 // their predictions, failing at the first one above tol (tol < 0: never).
-func run(t *testing.T, sp *sparse.SON, dn *dense.SON, data []sparse.Example, tol float64) float64 {
+func run(t *testing.T, sp *son.Learner, dn *dense.SON, data []sparse.Example, tol float64) float64 {
 	t.Helper()
 	var worst float64
 	for i := range data {
@@ -205,7 +207,7 @@ func TestWoodburyForms(t *testing.T) {
 }
 
 // zzt returns Z·Zᵀ (m×m) from the SON's Z columns.
-func zzt(sp *sparse.SON, d, m int) []float64 {
+func zzt(sp *son.Learner, d, m int) []float64 {
 	K := make([]float64, m*m)
 	for j := 0; j < d; j++ {
 		col := sp.ZColumn(uint32(j))
@@ -296,7 +298,7 @@ func TestSaveLoadContinue(t *testing.T) {
 				// A different seed in the Config must not matter: the saved
 				// generator state wins.
 				sk, _ := New(Config{M: c.m, Alpha: c.alpha, Cholesky: chol, Seed: 12345})
-				b, err := sparse.LoadSON(r, sonConfig(c), dense.Loss(c.lossName), sk)
+				b, err := son.Load(r, sonConfig(c), dense.Loss(c.lossName), sk)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -389,7 +391,7 @@ func TestExtremeInputs(t *testing.T) {
 			})
 			N, H := sk.NH()
 			for k := range N {
-				if !finite(N[k]) || !finite(H[k]) {
+				if !linalg.IsFinite(N[k]) || !linalg.IsFinite(H[k]) {
 					t.Fatalf("%s chol=%v: non-finite sketch", lossName, chol)
 				}
 			}
@@ -430,10 +432,10 @@ func TestPinvBranch(t *testing.T) {
 	ky := make([]float64, m)
 	kky := make([]float64, m)
 	for i := 0; i < m; i++ {
-		ky[i] = dot(K[i*m:i*m+m], y)
+		ky[i] = linalg.Dot(K[i*m:i*m+m], y)
 	}
 	for i := 0; i < m; i++ {
-		kky[i] = dot(K[i*m:i*m+m], ky)
+		kky[i] = linalg.Dot(K[i*m:i*m+m], ky)
 	}
 	got, got2 := make([]float64, m), make([]float64, m)
 	sk.MulProj(got, ky)

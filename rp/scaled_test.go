@@ -8,27 +8,28 @@ import (
 
 	"github.com/sparseson/sparseson/internal/dense"
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
-func scaledConfig(c setup) sparse.SONConfig {
-	return sparse.SONConfig{Bits: 8, C: c.C, Diag: true, Scaled: true, Alpha0: c.alpha}
+func scaledConfig(c setup) son.Config {
+	return son.Config{Bits: 8, C: c.C, Diag: true, Scaled: true, Alpha0: c.alpha}
 }
 
 // scaledPair builds sparse and dense RP-SON in the scaled-space form
-// (sparse/scaled.go); c.alpha is α₀, 0 from the data.
-func scaledPair(t testing.TB, c setup, chol bool) (*sparse.SON, *Sketch, *dense.SON) {
+// (son/scaled.go); c.alpha is α₀, 0 from the data.
+func scaledPair(t testing.TB, c setup, chol bool) (*son.Learner, *Sketch, *dense.SON) {
 	t.Helper()
 	sk, err := New(Config{M: c.m, Alpha: 1, Seed: c.seed, Cholesky: chol, HostAlpha: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := sparse.NewSON(scaledConfig(c), dense.Loss(c.lossName), sk)
+	sp, err := son.New(scaledConfig(c), dense.Loss(c.lossName), sk)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dn := dense.NewSON(c.d, c.C, 0, 0, 0, true, dense.Loss(c.lossName), dense.NewRP(c.m, c.d, 1, c.seed, Stream))
-	dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior = true, c.alpha, sparse.DefaultRate, sparse.Prior
+	dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior = true, c.alpha, son.DefaultRate, son.Prior
 	return sp, sk, dn
 }
 
@@ -98,7 +99,7 @@ func TestScaledSaveLoadContinue(t *testing.T) {
 		t.Fatal(err)
 	}
 	sk, _ := New(Config{M: c.m, Alpha: 1, Seed: 1, HostAlpha: true})
-	b, err := sparse.LoadSON(r, scaledConfig(c), dense.Loss(c.lossName), sk)
+	b, err := son.Load(r, scaledConfig(c), dense.Loss(c.lossName), sk)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ import (
 //     the same model), what the parts share through the base is counted
 //     once: a sum becomes base + Σ(part − base), exact for accumulators,
 //     which only grow; for sketches, whose shared part cannot be subtracted,
-//     see SON.Merge.
+//     see son.Learner.Merge.
 //   - merge(one part) is the part as a function — same predictions and
 //     weights, to rounding — and the merged model trains on (it is an
 //     ordinary model of its kind); order of the parts changes only rounding.
@@ -46,7 +46,7 @@ import (
 // Consensus (ByEvidence) or Weigh (ByExamples). A learner whose curvature
 // is an FD sketch merges it through SketchMerger (fd.Sketch implements it:
 // stack the parts' rows S_i = C_i·Z_i, hand their Gram matrix to the
-// sketch's Merge, write the Z it asks for), as SON.Merge does. Implement
+// sketch's Merge, write the Z it asks for), as son.Learner.Merge does. Implement
 // Rekeyer too (usually one line, Table.Rekey) so that the learner can be a
 // base of --oaa. The CLI needs nothing more: it finds Merger by type
 // assertion on the learner its family builds.

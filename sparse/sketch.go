@@ -9,7 +9,7 @@ import (
 
 // Sketch is the second-order part of SON (Alg. 1, lines 2 and 8): a sketch
 // S of the to-sketch vectors ĝ, kept in factored form S = E^{1/2}·F·Z
-// (sketches.md §2) where Z (p×d) lives in the SON core's feature table and
+// (docs/algorithms.md §2) where Z (p×d) lives in the SON core's feature table and
 // only changes sparsely, and every other piece (F, E, K = ZZᵀ, α) is p×p.
 // A sketch never touches per-feature storage itself: it tells its Host what
 // to do with Z. It is called once per example, never per feature.
@@ -123,4 +123,50 @@ func ReportSpectrum(w io.Writer, label string, vals []float64, sumG2 float64) (s
 		share = sum / sumG2
 	}
 	return share
+}
+
+// SketchMerger is implemented by sketches that son.Learner.Merge can merge.
+type SketchMerger interface {
+	Sketch
+	// Basis returns the sketch's rows in the coordinates of Z: S = C·Z,
+	// with C q×p (row-major, stride p = Rows()). Oja: C = (tΛ)^{1/2}F; FD:
+	// its C (E^{1/2}F after a shrink); RP: I.
+	Basis() (C []float64, q int)
+	// Merge sets the receiver — a new sketch configured as the parts' — to
+	// the merge of the parts' sketches described by m, and calls m.Apply
+	// exactly once with the map from the stacked rows to its Z.
+	Merge(m *SketchMerge) error
+}
+
+// SketchMerge is what son.Learner.Merge hands its sketch: the parts' sketch rows
+// S_i = C_i·Z_i stacked into one matrix of N rows over the merged
+// features, after son.Learner.Merge's change of coordinates (each part's rows
+// rescaled into the merged model's pre-scaled space and units; see
+// son.Learner.Merge), as their Gram matrix.
+type SketchMerge struct {
+	Parts []Sketch // the parts' sketches
+	Base  Sketch   // the base's sketch, nil without a base
+	// Rows: part i's Basis rows are the stacked rows Rows[i] … Rows[i+1]−1.
+	Rows []int
+	// Gram is the N×N Gram matrix of the stacked rows (row-major).
+	Gram []float64
+	N    int
+	// W is the merged model's Step.W (the sum units of the scaled-space
+	// form; 0 in the paper's form).
+	W float64
+	// Apply sets Z = T·(the stacked rows), T r×N (row-major, r ≤
+	// MaxRows), over every merged feature, and returns ZZᵀ (r×r,
+	// row-major), computed from the Z it wrote.
+	Apply func(T []float64, r int) []float64
+}
+
+// BasisSketch is implemented by sketches whose rows are orthonormal
+// combinations of Z's: V = F·Z with V·Vᵀ = I (Oja's rows always, FD's
+// right singular vectors in its diagonal state). OrthoBasis returns F (rows×p,
+// row-major with the given stride), or ok = false when the sketch is not
+// in such a state. (SketchMerger's Basis is the weighted sketch
+// itself, not an orthonormal one.) For diagnostics (the SON learner's Diagnose, the soak): nothing on the
+// learning path calls it.
+type BasisSketch interface {
+	OrthoBasis() (F []float64, rows, stride int, ok bool)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -142,7 +143,7 @@ func TestIndexDoesNotChangeTheModel(t *testing.T) {
 	}
 	run := func(denseBits uint) (preds []float64, seen int) {
 		withDenseBits(denseBits, func() {
-			sp, err := sparse.NewSON(sparse.SONConfig{Bits: 22, C: 1, Eta0: 1, Diag: true}, loss.Logistic{}, &sparse.NoSketch{A: 1})
+			sp, err := son.New(son.Config{Bits: 22, C: 1, Eta0: 1, Diag: true}, loss.Logistic{}, &son.NoSketch{A: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,7 +2,7 @@
 // SON learners' untuned default against tuning: one pass (logistic loss by
 // default) over every shared binary dataset, for each sketch, of the
 // default configuration (pre-scaling with the scaled-space sketch, α₀
-// derived from the data; sparse/scaled.go) and of the same configuration
+// derived from the data; son/scaled.go) and of the same configuration
 // with α₀ fixed to 2^j for every j in [jlo, jhi]. It prints, per dataset,
 // the default's test accuracy, the best fixed α₀ (chosen on the test set
 // itself, which flatters it) and the gap, then how many datasets the

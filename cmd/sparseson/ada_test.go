@@ -84,7 +84,7 @@ func TestADAModelOptions(t *testing.T) {
 // TestADAExtremeScales: on features spanning 1e0…1e11, with absurd rates
 // and δ, every FD-adaptive learner trains, writes a model that loads, and
 // predicts finite values (the split core refuses steps that would leave
-// the weight range; see sparse/step.go).
+// the weight range; see son/step.go).
 func TestADAExtremeScales(t *testing.T) {
 	dir := t.TempDir()
 	data := write(t, filepath.Join(dir, "ill.vw"), illScaled(600))

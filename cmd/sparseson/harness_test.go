@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -246,7 +247,7 @@ func TestDiagnoseSketches(t *testing.T) {
 			exampleOf(&ex, 12, []uint32{uint32(i % 97), uint32(i % 13), uint32(i*7) % 300, 5}, []float64{1, 2, -1, 0.5})
 			d.process(&ex, false, nil, nil)
 		}
-		dg := d.learner.(*sparse.SON).Diagnose()
+		dg := d.learner.(*son.Learner).Diagnose()
 		if dg.Ortho > 1e-9 || dg.KDrift > 1e-9 || math.IsNaN(dg.Ortho) || math.IsNaN(dg.KDrift) || math.IsNaN(dg.ZFrob2) {
 			t.Errorf("%s: %+v", l.name, dg)
 		}

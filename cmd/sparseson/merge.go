@@ -206,7 +206,7 @@ func mergeModels(c *mergeConfig, stderr io.Writer) error {
 // averagesShards reports whether parts with these options are merged by
 // the average of their models (ByExamples) unless --weighting says
 // otherwise: SON parts whose data-derived ridge --total K > 1 made the whole
-// stream's (sparse/scaled.go). Each such part is then an estimate of the
+// stream's (son/scaled.go). Each such part is then an estimate of the
 // stream's model, regularised as the stream's, and the one-shot merge of
 // divide and conquer averages them (Zhang, Duchi and Wainwright,
 // "Communication-efficient algorithms for statistical optimization", JMLR

@@ -38,6 +38,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -174,7 +175,7 @@ func soakRun(t *testing.T, name string) {
 			res.Err = fmt.Sprintf("after %d examples: %v", n, err)
 			return
 		}
-		if s, ok := d.learner.(*sparse.SON); ok {
+		if s, ok := d.learner.(*son.Learner); ok {
 			dg := s.Diagnose()
 			pt.Ortho, pt.KDrift, pt.ZFrob2 = dg.Ortho, dg.KDrift, dg.ZFrob2
 			res.MaxOrtho, res.MaxKDrift = max(res.MaxOrtho, dg.Ortho), max(res.MaxKDrift, dg.KDrift)

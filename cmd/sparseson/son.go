@@ -10,6 +10,7 @@ import (
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/oja"
 	"github.com/sparseson/sparseson/rp"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -59,7 +60,7 @@ func fdKind(robust, fast bool) func(o model.Options, p *optParser) (sparse.Sketc
 }
 
 // scaledSketch reports whether a SON model uses the scaled-space form
-// (sparse/scaled.go). Models without the option predate it: paper form.
+// (son/scaled.go). Models without the option predate it: paper form.
 func scaledSketch(o model.Options) bool {
 	return o["diag"] == "true" && o["diag_sketch"] == "scaled"
 }
@@ -98,8 +99,8 @@ func sonSelected(c *config) (bool, string, error) {
 
 // sonConfig decodes the SON options shared by the sketched learners and
 // full ONS.
-func sonConfig(o model.Options, p *optParser) sparse.SONConfig {
-	cfg := sparse.SONConfig{
+func sonConfig(o model.Options, p *optParser) son.Config {
+	cfg := son.Config{
 		Bits:  uint(p.int(o, "bits")),
 		C:     p.float(o, "projection"),
 		Sigma: p.float(o, "sigma"),
@@ -155,7 +156,7 @@ func sonOptions(c *config) model.Options {
 		if !c.changed("alpha") && !c.changed("alpha_inverse") {
 			o["alpha"] = "auto"
 		}
-		rate := float64(sparse.DefaultRate)
+		rate := float64(son.DefaultRate)
 		if c.changed("learning_rate") {
 			rate = c.eta
 		}
@@ -182,9 +183,9 @@ var fullFamily = &family{
 			return nil, p.err
 		}
 		if r == nil {
-			return sparse.NewFull(cfg, alpha, l)
+			return son.NewFull(cfg, alpha, l)
 		}
-		return sparse.LoadFull(r, cfg, alpha, l)
+		return son.LoadFull(r, cfg, alpha, l)
 	},
 	memory: func(o model.Options) (float64, float64, error) {
 		var p optParser
@@ -192,7 +193,7 @@ var fullFamily = &family{
 		if p.err != nil || bits > 30 {
 			return 0, 0, p.err
 		}
-		// Per feature [u_j, D_j] and a row of the dense A⁻¹ (sparse/full.go).
+		// Per feature [u_j, D_j] and a row of the dense A⁻¹ (son/full.go).
 		return 8 * (2 + math.Ldexp(1, bits)), 0, nil
 	},
 	describe: func(o model.Options) []string {
@@ -201,14 +202,14 @@ var fullFamily = &family{
 }
 
 // sonSketch decodes a SON model's core options and builds its sketch.
-func sonSketch(o model.Options) (sparse.SONConfig, sparse.Sketch, error) {
+func sonSketch(o model.Options) (son.Config, sparse.Sketch, error) {
 	var p optParser
 	cfg := sonConfig(o, &p)
 	var sk sparse.Sketch
 	var err error
 	switch kind := o["sketch"]; kind {
 	case "none":
-		sk = &sparse.NoSketch{A: sketchAlpha(o, &p)}
+		sk = &son.NoSketch{A: sketchAlpha(o, &p)}
 	default:
 		var k *sketchKind
 		for i := range sketchKinds {
@@ -279,9 +280,9 @@ var sonFamily = &family{
 			return nil, err
 		}
 		if r == nil {
-			return sparse.NewSON(cfg, l, sk)
+			return son.New(cfg, l, sk)
 		}
-		return sparse.LoadSON(r, cfg, l, sk)
+		return son.Load(r, cfg, l, sk)
 	},
 	memory: func(o model.Options) (float64, float64, error) {
 		cfg, sk, err := sonSketch(o)
@@ -289,7 +290,7 @@ var sonFamily = &family{
 			return 0, 0, err
 		}
 		// A feature's row: w̄_j, its Z column (up to MaxRows), and with
-		// pre-scaling Σg² and 1/√D_j (sparse/son.go).
+		// pre-scaling Σg² and 1/√D_j (son/learner.go).
 		p := float64(sk.MaxRows())
 		perSlot := 8 * (1 + p)
 		if cfg.Diag {
@@ -297,7 +298,7 @@ var sonFamily = &family{
 		}
 		fixed := 8 * 4 * p * p // the sketch's p×p matrices
 		if _, ok := sk.(sparse.GramSketch); ok {
-			// Deferred steps (sparse/lazy.go): a generation stamp per
+			// Deferred steps (son/lazy.go): a generation stamp per
 			// feature and a ring of at most 256 p×2p maps.
 			perSlot += 4
 			fixed += 8 * 256 * (2*p*p + p)

@@ -173,7 +173,7 @@ func (f *FullONS) Learn(ex *sparse.Example) float64 {
 	}
 	f.t++
 	if f.Diag {
-		// D before the sketch and weight step (VW's order, as sparse.SON).
+		// D before the sketch and weight step (VW's order, as son.Learner).
 		for i, j := range ex.Idx {
 			gx := d * ex.Val[i]
 			f.dsum[j] += h * gx * gx

@@ -58,14 +58,14 @@ type SON struct {
 	Diag               bool
 	Loss               loss.Loss
 	Sk                 Sketch
-	// Scaled selects the scaled-space form of package sparse (scaled.go),
+	// Scaled selects the scaled-space form of package son (scaled.go),
 	// written here from its definition: ĝ = √(hW)·ℓ'x̃, α = W·α₀ with α₀
 	// fixed (Alpha0 > 0) or ρ + Prior·(d/W)², and the step
 	// u ← w − Rate·W·A_{t−1}⁻¹g/(1 + ĝᵀA_{t−1}⁻¹ĝ) before the sketch update.
 	Scaled bool
 	Alpha0 float64
 	Rate   float64
-	Prior  float64 // sparse.Prior
+	Prior  float64 // son.Prior
 
 	u     []float64 // u_t
 	dsum  []float64 // Σ g² (diag)
@@ -248,7 +248,7 @@ func (s *SON) Learn(ex *sparse.Example) float64 {
 	s.t++
 	if s.Diag {
 		// D is updated before the sketch and weight step (VW's order; see
-		// sparse.SON.rescale), so the rest of the round uses D_{t+1}.
+		// son.Learner.rescale), so the rest of the round uses D_{t+1}.
 		for i, j := range ex.Idx {
 			gx := d * ex.Val[i]
 			s.dsum[j] += h * gx * gx

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -28,7 +29,7 @@ func Sigma(lossName string, C float64) float64 {
 	return 0
 }
 
-// etaT returns η_t = η₀·t^(−p), p = 0 meaning ½ (as sparse.SONConfig).
+// etaT returns η_t = η₀·t^(−p), p = 0 meaning ½ (as son.Config).
 func etaT(eta0, p, t float64) float64 {
 	switch p {
 	case 0, 0.5:
@@ -145,7 +146,7 @@ func splitmix(x uint64) uint64 {
 
 // ZMatrix rebuilds Z (p×d) from a SON's feature table, for checks that need
 // the factor itself (orthonormality of FZ, ZZᵀ against K, SᵀS).
-func ZMatrix(sp *sparse.SON, p, d int) [][]float64 {
+func ZMatrix(sp *son.Learner, p, d int) [][]float64 {
 	Z := make([][]float64, p)
 	for i := range Z {
 		Z[i] = make([]float64, d)

@@ -1,12 +1,14 @@
-package sparse
+package son
 
 import (
 	"errors"
 	"fmt"
 	"math"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/sparse"
 )
 
 // MaxFullBits is the largest hash space the full ONS learner accepts: its
@@ -14,7 +16,7 @@ import (
 // time per example.
 const MaxFullBits = 12
 
-// Full is the unsketched learner of seed 004 §2: the update of Eq. 1 with
+// Full is the unsketched learner of Luo et al. (NIPS 2016), §2: the update of Eq. 1 with
 // the full matrix of Eq. 2,
 //
 //	A_t = αI + Σ_{s≤t} ĝ_s ĝ_sᵀ,  u_{t+1} = w_t − A_t⁻¹ g_t,
@@ -56,16 +58,16 @@ const MaxFullBits = 12
 // with c²q ≫ 1 leaves an absolute error ~ε·c²q·‖A⁻¹‖ in A⁻¹. Measured
 // (TestFullInverseDrift) ‖A⁻¹A − I‖_max stays ~1e-14 on well-scaled
 // streams but reaches 1e-8 on the ill-conditioned squared-loss stream of
-// sketches.md §10 (a fresh inverse: 5e-14); predictions there still agree with the
+// docs/algorithms.md §10 (a fresh inverse: 5e-14); predictions there still agree with the
 // O(d³) solve to 4e-9, which is also how far that stream moves under a
 // 1e-15 perturbation of its input. A itself is not kept (it would double
 // the memory), so A⁻¹ is never rebuilt.
 type Full struct {
-	cfg   SONConfig
+	cfg   Config
 	alpha float64
 	loss  loss.Loss
-	tab   *Table    // per seen slot: [u_j, D_j − 0.1]; row = index into A⁻¹
-	ainv  []float64 // live k×k block of A⁻¹, row stride cap
+	tab   *sparse.Table // per seen slot: [u_j, D_j − 0.1]; row = index into A⁻¹
+	ainv  []float64     // live k×k block of A⁻¹, row stride cap
 	cap   int
 	t     float64
 	clamp int // q clamped into [0, ‖x̃‖²/α]
@@ -79,7 +81,7 @@ type Full struct {
 
 // NewFull returns an untrained full ONS learner over 2^cfg.Bits slots.
 // cfg.FoldRatio is unused (there is no split to guard).
-func NewFull(cfg SONConfig, alpha float64, l loss.Loss) (*Full, error) {
+func NewFull(cfg Config, alpha float64, l loss.Loss) (*Full, error) {
 	if cfg.Bits < 1 || cfg.Bits > MaxFullBits {
 		return nil, fmt.Errorf("full ONS keeps a dense 2^b × 2^b matrix: -b %d is out of range 1..%d", cfg.Bits, MaxFullBits)
 	}
@@ -92,7 +94,7 @@ func NewFull(cfg SONConfig, alpha float64, l loss.Loss) (*Full, error) {
 	if !(alpha > 0) || math.IsInf(alpha, 0) {
 		return nil, fmt.Errorf("full ONS needs a positive, finite α, got %v", alpha)
 	}
-	return &Full{cfg: cfg, alpha: alpha, loss: l, tab: NewTable(cfg.Bits, 2)}, nil
+	return &Full{cfg: cfg, alpha: alpha, loss: l, tab: sparse.NewTable(cfg.Bits, 2)}, nil
 }
 
 // Seen is the number of slots with state (k).
@@ -135,7 +137,7 @@ func (f *Full) grow(old, k int) {
 
 // resolve finds the rows of ex's slots (creating them if asked; -1 if
 // unseen otherwise) and computes x̃ and ‖x̃‖².
-func (f *Full) resolve(ex *Example, create bool) (n float64) {
+func (f *Full) resolve(ex *sparse.Example, create bool) (n float64) {
 	old := f.tab.Len()
 	f.offs, f.xt = f.offs[:0], f.xt[:0]
 	for i, slot := range ex.Idx {
@@ -173,24 +175,21 @@ func (f *Full) ux() (v float64) {
 	return v
 }
 
-// Predict implements Learner: clip(uᵀx̃, ±C) + initial, the prediction
+// Predict implements sparse.Learner: clip(uᵀx̃, ±C) + initial, the prediction
 // Learn would make (the projection of Lemma 1 only clips uᵀx̃).
-func (f *Full) Predict(ex *Example) float64 {
+func (f *Full) Predict(ex *sparse.Example) float64 {
 	f.resolve(ex, false)
 	return ex.Initial + clip(f.ux(), f.cfg.C)
 }
 
-// Learn implements Learner: one round of Eq. 1–2.
-func (f *Full) Learn(ex *Example) float64 {
+// Learn implements sparse.Learner: one round of Eq. 1–2.
+func (f *Full) Learn(ex *sparse.Example) float64 {
 	n := f.resolve(ex, true)
 	k := f.tab.Len()
 	// y = A_{t−1}⁻¹x̃ = Σ_{i∈I} x̃_i·(row i of A⁻¹) (A⁻¹ is symmetric), q = x̃ᵀy.
 	y := f.y[:k]
 	f.mulAinv(y)
-	var q float64
-	for i, r := range f.offs {
-		q += f.xt[i] * y[r]
-	}
+	q := f.xty(y)
 	if qmax := n / f.alpha * (1 + 1e-9); !(q >= 0 && q <= qmax) {
 		f.clamp++
 		if q > qmax {
@@ -203,7 +202,7 @@ func (f *Full) Learn(ex *Example) float64 {
 	wx := f.ux()
 	// ‖y‖² = x̃ᵀA⁻²x̃ ≤ q/α since A⁻¹ ⪯ I/α; a y that breaks this is not
 	// A⁻¹x̃ for any admissible A, and the round is skipped (see Full).
-	if yy := dot(y, y); !(yy <= q/f.alpha*(1+1e-6)) {
+	if yy := linalg.Dot(y, y); !(yy <= q/f.alpha*(1+1e-6)) {
 		f.skip++
 		return ex.Initial + clip(wx, f.cfg.C)
 	}
@@ -211,7 +210,7 @@ func (f *Full) Learn(ex *Example) float64 {
 	if tau := tauC(wx, f.cfg.C); tau != 0 && q > 0 {
 		g := tau / q
 		for r, v := range y {
-			if w := u[2*r] - g*v; isFinite(w) {
+			if w := u[2*r] - g*v; linalg.IsFinite(w) {
 				u[2*r] = w
 			}
 		}
@@ -226,17 +225,14 @@ func (f *Full) Learn(ex *Example) float64 {
 	f.t++
 	if f.cfg.Diag {
 		// D_{t+1} = D_t + h·diag(g gᵀ) with the raw gradient, before the
-		// update (VW's order, as SON.rescale); x̃, A⁻¹x̃ and q follow it.
+		// update (VW's order, as Learner.rescale); x̃, A⁻¹x̃ and q follow it.
 		for i, r := range f.offs {
 			gx := d * ex.Val[i]
 			u[2*r+1] = sat(u[2*r+1] + h*gx*gx) // saved: kept finite
 		}
 		f.resolve(ex, true)
 		f.mulAinv(y)
-		q = 0
-		for i, r := range f.offs {
-			q += f.xt[i] * y[r]
-		}
+		q = f.xty(y)
 	}
 	c := math.Sqrt(h) * f.scale() * d
 	c2 := c * c
@@ -249,14 +245,31 @@ func (f *Full) Learn(ex *Example) float64 {
 	gd := h * d / den
 	for r, v := range y {
 		// A step that would overflow a weight is not taken.
-		if w := u[2*r] - gd*v; isFinite(w) {
+		if w := u[2*r] - gd*v; linalg.IsFinite(w) {
 			u[2*r] = w
 		}
 	}
-	// A_t⁻¹ = A_{t−1}⁻¹ − f·yyᵀ, as (√f·y)(√f·y)ᵀ, unless the new diagonal
-	// would leave [0, 1/α] somewhere (see Full).
-	cp := f.cap
-	if sf := math.Sqrt(c2 / den); sf > 0 {
+	if !f.downdate(y, c2/den) {
+		f.skip++
+	}
+	return pred
+}
+
+// xty is x̃ᵀy over the example's features (resolved).
+func (f *Full) xty(y []float64) (q float64) {
+	for i, r := range f.offs {
+		q += f.xt[i] * y[r]
+	}
+	return q
+}
+
+// downdate sets A_t⁻¹ = A_{t−1}⁻¹ − φ·yyᵀ, as (√φ·y)(√φ·y)ᵀ over the
+// live k×k block (k = len(y)), unless the new diagonal would leave
+// [0, 1/α] somewhere (see Full): it then changes nothing and reports
+// false.
+func (f *Full) downdate(y []float64, phi float64) bool {
+	k, cp := len(y), f.cap
+	if sf := math.Sqrt(phi); sf > 0 {
 		s := f.s[:k]
 		ok := true
 		for i, v := range y {
@@ -267,8 +280,7 @@ func (f *Full) Learn(ex *Example) float64 {
 			}
 		}
 		if !ok {
-			f.skip++
-			return pred
+			return false
 		}
 		for i, si := range s {
 			if si == 0 {
@@ -280,7 +292,7 @@ func (f *Full) Learn(ex *Example) float64 {
 			}
 		}
 	}
-	return pred
+	return true
 }
 
 // mulAinv sets y = A⁻¹x̃ = Σ_{i∈I} x̃_i·A⁻¹[row_i, :k].
@@ -296,7 +308,7 @@ func (f *Full) mulAinv(y []float64) {
 	}
 }
 
-// Weights implements Learner: the raw-space weights D^{-1/2}u, for every
+// Weights implements sparse.Learner: the raw-space weights D^{-1/2}u, for every
 // slot seen in training (first-seen order). u is exactly zero on slots
 // never seen — A⁻¹ never couples them to the rest — so these are all the
 // slots whose weight can be non-zero; some of the reported ones may be 0.
@@ -322,7 +334,7 @@ func (f *Full) Ainv() (inv []float64, slots []uint32) {
 	return inv, append([]uint32(nil), f.tab.Keys...)
 }
 
-// Save implements Learner: t, the seen slots with [u_j, D_j − 0.1], and
+// Save implements sparse.Learner: t, the seen slots with [u_j, D_j − 0.1], and
 // the live block of A⁻¹.
 func (f *Full) Save(w *model.Writer) error {
 	w.Float64(f.t)
@@ -336,7 +348,7 @@ func (f *Full) Save(w *model.Writer) error {
 
 // LoadFull restores a learner saved by Full.Save; cfg and α must be the
 // saved model's (the CLI takes them from the model header).
-func LoadFull(r *model.Reader, cfg SONConfig, alpha float64, l loss.Loss) (*Full, error) {
+func LoadFull(r *model.Reader, cfg Config, alpha float64, l loss.Loss) (*Full, error) {
 	f, err := NewFull(cfg, alpha, l)
 	if err != nil {
 		return nil, err

@@ -1,16 +1,18 @@
-package sparse
+package son
 
 import (
 	"fmt"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/sparse"
 )
 
-// Save implements Learner: the whole SON state (w̄, Z, D, b, counters) and
+// Save implements sparse.Learner: the whole SON state (w̄, Z, D, b, counters) and
 // the sketch's, so a loaded model predicts and trains on exactly as if it
 // had never stopped.
-func (s *SON) Save(w *model.Writer) error {
+func (s *Learner) Save(w *model.Writer) error {
 	w.Float64(s.t)
 	w.Float64(s.sumG2)
 	w.Float64(s.wsq)
@@ -29,11 +31,11 @@ func (s *SON) Save(w *model.Writer) error {
 	return nil
 }
 
-// LoadSON restores a SON learner saved by Save. cfg and the (empty) sketch
+// Load restores a SON learner saved by Save. cfg and the (empty) sketch
 // must be configured as the saved model was; the CLI takes both from the
 // model header.
-func LoadSON(r *model.Reader, cfg SONConfig, l loss.Loss, sk Sketch) (*SON, error) {
-	s, err := NewSON(cfg, l, sk)
+func Load(r *model.Reader, cfg Config, l loss.Loss, sk sparse.Sketch) (*Learner, error) {
+	s, err := New(cfg, l, sk)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +76,7 @@ func LoadSON(r *model.Reader, cfg SONConfig, l loss.Loss, sk Sketch) (*SON, erro
 		parts = append(parts, l.blk)
 	}
 	for _, part := range parts {
-		if !allFinite(part) {
+		if !linalg.AllFinite(part) {
 			return nil, fmt.Errorf("%w: non-finite value in the SON state", model.ErrCorrupt)
 		}
 	}
@@ -84,7 +86,7 @@ func LoadSON(r *model.Reader, cfg SONConfig, l loss.Loss, sk Sketch) (*SON, erro
 		// the stream's from now on (setAlpha).
 		s.wOwn = 0
 	}
-	if _, saved := sk.(AlphaSaver); cfg.Scaled && s.alphaSk > 0 && !saved {
+	if _, saved := sk.(sparse.AlphaSaver); cfg.Scaled && s.alphaSk > 0 && !saved {
 		sk.SetAlpha(s.alphaSk) // the α the projection of the next round uses
 	}
 	return s, nil
@@ -92,7 +94,7 @@ func LoadSON(r *model.Reader, cfg SONConfig, l loss.Loss, sk Sketch) (*SON, erro
 
 // saveLazy writes the deferred steps (lazy.go) as they are, so that a
 // loaded model continues exactly as the saved learner would.
-func (s *SON) saveLazy(w *model.Writer) {
+func (s *Learner) saveLazy(w *model.Writer) {
 	l := &s.lz
 	w.Uint32(l.gen)
 	t := uint32(0)
@@ -114,7 +116,7 @@ func (s *SON) saveLazy(w *model.Writer) {
 	}
 }
 
-func (s *SON) loadLazy(r *model.Reader, p int) error {
+func (s *Learner) loadLazy(r *model.Reader, p int) error {
 	l := &s.lz
 	bad := func(what string) error {
 		return fmt.Errorf("%w: deferred sketch steps: %s", model.ErrCorrupt, what)

@@ -1,4 +1,4 @@
-package sparse
+package son
 
 import (
 	"errors"
@@ -6,30 +6,32 @@ import (
 	"io"
 	"math"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/sparse"
 	"gonum.org/v1/gonum/floats"
 )
 
-// SONConfig tunes the Sketched Online Newton core.
-type SONConfig struct {
+// Config tunes the Sketched Online Newton core.
+type Config struct {
 	Bits uint
 	// C bounds predictions: w is projected onto |w·x| ≤ C before each
 	// prediction (Lemma 1); +Inf turns the projection off.
 	C float64
 	// The to-sketch vector is ĝ = √(σ_t+η_t)·g (Alg. 1 line 7) with σ_t = Sigma
 	// and η_t = Eta0·t^(−EtaPower), unless Scale > 0 replaces √(σ_t+η_t) by
-	// Scale. EtaPower 0 means ½, seed 004's η_t ∝ 1/√t; seed 002 runs
+	// Scale. EtaPower 0 means ½, Luo et al.'s (NIPS 2016) η_t ∝ 1/√t; Luo et al. (JMLR 2019) runs
 	// RFD-SON with η_t = 1/t (EtaPower 1).
 	Sigma, Eta0, Scale float64
 	EtaPower           float64
 	// Diag feeds D^{-1/2}x instead of x, D = 0.1·I + diag(Σ g gᵀ) of the
-	// raw gradients (seed 004 §5.2; sketches.md §6), with D updated before
+	// raw gradients (Luo et al. (NIPS 2016), §5.2; docs/algorithms.md §6), with D updated before
 	// the sketch and weight step of each round (see rescale).
 	Diag bool
 	// Scaled selects the scaled-space sketch of scaled.go (with Diag): the
 	// sketch estimates the curvature of the current pre-scaled problem, α
 	// follows the data, and the step is ONS's with the current example
-	// included exactly. Without it the round is seed 004's Alg. 1 as
+	// included exactly. Without it the round is Luo et al.'s (NIPS 2016) Alg. 1 as
 	// written (the "paper" form; Sigma, Eta0, Scale and EtaPower apply).
 	Scaled bool
 	// Alpha0, with Scaled, fixes α₀ (the regulariser relative to the
@@ -58,22 +60,22 @@ type SONConfig struct {
 // guard's comment.
 const DefaultFoldRatio = 10
 
-// diag0 is D_1 = 0.1·I of seed 004 §5.2 (footnote 6).
+// diag0 is D_1 = 0.1·I of Luo et al. (NIPS 2016), §5.2 (footnote 6).
 const diag0 = 0.1
 
-// SON is Sketched Online Newton (seed 004 Alg. 1) in its sparse form
-// (Alg. 4, Eq. 5–6; sketches.md §2): the weights are split as w = w̄ + Zᵀb
+// Learner is Sketched Online Newton (Luo et al. (NIPS 2016), Alg. 1) in its sparse form
+// (Alg. 4, Eq. 5–6; docs/algorithms.md §2): the weights are split as w = w̄ + Zᵀb
 // with Z the sparsely updated factor of the sketch, so an example costs
 // O(ps + p²) plus the sketch's own p×p work, never O(d). Per feature the
 // table row holds [w̄_j, Z_{1..p_max, j}, D_j − 0.1].
 //
 // Invariant between examples: w_t = w̄ + Zᵀb is the weight vector u_{t+1}
 // of Alg. 1, before the projection for the next example.
-type SON struct {
-	cfg    SONConfig
+type Learner struct {
+	cfg    Config
 	loss   loss.Loss
-	sk     Sketch
-	tab    *Table
+	sk     sparse.Sketch
+	tab    *sparse.Table
 	stride int
 	pmax   int
 	dOff   int // columns D_j − 0.1 and 1/√D_j (diag only)
@@ -109,7 +111,7 @@ type SON struct {
 	// Deferred folds and transforms (lazy.go), for sketches that keep
 	// K = ZZᵀ; y = Z·w̄ keeps ‖w̄‖² exact through deferred folds.
 	lz   lazyZ
-	gram GramSketch
+	gram sparse.GramSketch
 	y    []float64
 	kb   []float64
 	tk   []float64
@@ -119,14 +121,14 @@ type SON struct {
 	xt   []float64 // x̃
 	z    []float64 // Z·x̃ (capacity pmax)
 	mz   []float64
-	st   Step
+	st   sparse.Step
 	c    float64 // current ĝ = c·x̃
 }
 
-// NewSON returns an untrained SON learner around a fresh sketch.
-func NewSON(cfg SONConfig, l loss.Loss, sk Sketch) (*SON, error) {
-	if cfg.Bits < 1 || cfg.Bits > MaxBits {
-		return nil, fmt.Errorf("-b %d out of range 1..%d", cfg.Bits, MaxBits)
+// New returns an untrained SON learner around a fresh sketch.
+func New(cfg Config, l loss.Loss, sk sparse.Sketch) (*Learner, error) {
+	if cfg.Bits < 1 || cfg.Bits > sparse.MaxBits {
+		return nil, fmt.Errorf("-b %d out of range 1..%d", cfg.Bits, sparse.MaxBits)
 	}
 	if !(cfg.C > 0) {
 		return nil, fmt.Errorf("projection bound C must be positive (or +Inf), got %v", cfg.C)
@@ -165,14 +167,14 @@ func NewSON(cfg SONConfig, l loss.Loss, sk Sketch) (*SON, error) {
 	if !(cfg.FoldRatio > 1) {
 		return nil, fmt.Errorf("fold ratio must exceed 1, got %v", cfg.FoldRatio)
 	}
-	s := &SON{cfg: cfg, loss: l, sk: sk, pmax: pmax, stride: 1 + pmax}
+	s := &Learner{cfg: cfg, loss: l, sk: sk, pmax: pmax, stride: 1 + pmax}
 	if cfg.Diag {
 		// Two columns: Σg² and the x̃ scale 1/√(0.1 + Σg²), kept so that
 		// predicting costs no square root per feature.
 		s.dOff = s.stride
 		s.stride += 2
 	}
-	s.tab = NewTable(cfg.Bits, s.stride)
+	s.tab = sparse.NewTable(cfg.Bits, s.stride)
 	if cfg.Diag {
 		s.tab.Init = make([]float64, s.stride)
 		s.tab.Init[s.dOff+1] = 1 / math.Sqrt(diag0)
@@ -183,7 +185,7 @@ func NewSON(cfg SONConfig, l loss.Loss, sk Sketch) (*SON, error) {
 	if cfg.LazyRing > maxRing {
 		return nil, fmt.Errorf("deferred-step ring %d exceeds %d", cfg.LazyRing, maxRing)
 	}
-	if g, ok := sk.(GramSketch); ok && pmax > 0 && cfg.LazyRing >= 0 {
+	if g, ok := sk.(sparse.GramSketch); ok && pmax > 0 && cfg.LazyRing >= 0 {
 		s.gram, s.lz.on = g, true
 		s.y = make([]float64, pmax)
 		s.kb = make([]float64, pmax)
@@ -194,10 +196,10 @@ func NewSON(cfg SONConfig, l loss.Loss, sk Sketch) (*SON, error) {
 }
 
 // Sketch returns the learner's sketch.
-func (s *SON) Sketch() Sketch { return s.sk }
+func (s *Learner) Sketch() sparse.Sketch { return s.sk }
 
 // scale returns √(σ_t + η_t) for round t.
-func (s *SON) scale() float64 {
+func (s *Learner) scale() float64 {
 	if s.cfg.Scale > 0 {
 		return s.cfg.Scale
 	}
@@ -217,7 +219,7 @@ func eta(eta0, p, t float64) float64 {
 
 // resolve looks up (creating if asked) the rows of ex's features and
 // computes x̃ and ‖x̃‖². With create false, unseen features get offset -1.
-func (s *SON) resolve(ex *Example, create bool) (n float64) {
+func (s *Learner) resolve(ex *sparse.Example, create bool) (n float64) {
 	s.offs, s.xt = s.offs[:0], s.xt[:0]
 	s.sqOK = false
 	var touch float64
@@ -276,7 +278,7 @@ func (s *SON) resolve(ex *Example, create bool) (n float64) {
 
 // zx computes z = Z·x̃ over the first p rows and returns w̄·x̃ and
 // Σ_{j∈I} w̄_j² (for the fold guard).
-func (s *SON) zx(p int) (wx, wsq float64) {
+func (s *Learner) zx(p int) (wx, wsq float64) {
 	rows := s.tab.Rows
 	z := s.z[:p]
 	clear(z)
@@ -294,7 +296,7 @@ func (s *SON) zx(p int) (wx, wsq float64) {
 	return wx, wsq
 }
 
-func (s *SON) wbarDot() (wx float64) {
+func (s *Learner) wbarDot() (wx float64) {
 	rows := s.tab.Rows
 	for k, o := range s.offs {
 		wx += rows[o] * s.xt[k]
@@ -314,14 +316,6 @@ func addTo(y []float64, a float64, x []float64) {
 	}
 }
 
-func dot(a, b []float64) (v float64) {
-	b = b[:len(a)]
-	for i, x := range a {
-		v += x * b[i]
-	}
-	return v
-}
-
 // tauC is τ_C(y) = sgn(y)·max(|y| − C, 0) of Lemma 1.
 func tauC(y, C float64) float64 {
 	switch {
@@ -335,13 +329,13 @@ func tauC(y, C float64) float64 {
 
 func clip(y, C float64) float64 { return math.Max(-C, math.Min(C, y)) }
 
-// Predict implements Learner: the score training would predict next,
+// Predict implements sparse.Learner: the score training would predict next,
 // clip(uᵀx̃, ±C), since the projection of Lemma 1 only clips uᵀx.
-func (s *SON) Predict(ex *Example) float64 {
+func (s *Learner) Predict(ex *sparse.Example) float64 {
 	s.resolve(ex, false)
 	p := len(s.st.Z)
 	wx, _ := s.zx(p)
-	return ex.Initial + clip(wx+dot(s.b[:p], s.z[:p]), s.cfg.C)
+	return ex.Initial + clip(wx+linalg.Dot(s.b[:p], s.z[:p]), s.cfg.C)
 }
 
 // resolveZ is resolve(ex, true) followed by zx(p), the first pass of
@@ -352,7 +346,7 @@ func (s *SON) Predict(ex *Example) float64 {
 // from rows in cache. Oja-SON on news20: 6607 → 6276 ns per example
 // (without deferred steps the lookups had computed x̃ and z as they went;
 // the fastest of passes 2–6, best of 8 alternated runs, load 3.4).
-func (s *SON) resolveZ(ex *Example, p int) (n, wx, wsq float64) {
+func (s *Learner) resolveZ(ex *sparse.Example, p int) (n, wx, wsq float64) {
 	s.offs, s.xt = s.offs[:0], s.xt[:0]
 	s.sqOK = false
 	var touch float64
@@ -396,21 +390,21 @@ func (s *SON) resolveZ(ex *Example, p int) (n, wx, wsq float64) {
 	return n, wx, wsq
 }
 
-// Learn implements Learner: one round of Alg. 1 in the split form.
-func (s *SON) Learn(ex *Example) float64 {
+// Learn implements sparse.Learner: one round of Alg. 1 in the split form.
+func (s *Learner) Learn(ex *sparse.Example) float64 {
 	p := len(s.st.Z)
 	n, wx, oldsq := s.resolveZ(ex, p)
 	z := s.z[:p]
 	s.folded = false
 	wsq := oldsq // Σ_I w̄_j² as w̄_I stands (−1: unknown)
 	// P1: project onto |w·x̃| ≤ C in the A_{t−1} norm.
-	if tau := tauC(wx+dot(s.b[:p], z), s.cfg.C); tau != 0 && n > 0 {
+	if tau := tauC(wx+linalg.Dot(s.b[:p], z), s.cfg.C); tau != 0 && n > 0 {
 		s.project(tau, n, z)
 		wx = s.wbarDot()
 		wsq = -1
 	}
 	// P2: predict.
-	pred := ex.Initial + wx + dot(s.b[:p], z)
+	pred := ex.Initial + wx + linalg.Dot(s.b[:p], z)
 	h := ex.Weight
 	d := s.loss.Deriv(pred, ex.Label)
 	if !(h > 0) || math.IsNaN(pred) || math.IsInf(pred, 0) || math.IsNaN(d) || math.IsInf(d, 0) {
@@ -457,11 +451,11 @@ func (s *SON) Learn(ex *Example) float64 {
 // recomputes x̃ = D^{-1/2}x, ‖x̃‖² and z = Z·x̃ with the new D, so the sketch
 // and the weight step of round t use D_{t+1} while the prediction used D_t.
 // This is VW's order and AdaGrad's convention (the denominator includes the
-// current gradient, so |x̃_j| ≤ 1/|ℓ'|); seed 004 §5.2 uses D_t for the
+// current gradient, so |x̃_j| ≤ 1/|ℓ'|); Luo et al. (NIPS 2016), §5.2 uses D_t for the
 // whole round, which lets D_1 = 0.1·I inflate the first example: on the
 // §5.1 synthetic data (|x_j| ≈ 3.5) the first ĝ then carried 99.9% of
-// Σ‖ĝ‖² and pinned the sketch's top direction to it (sketches.md §6).
-func (s *SON) rescale(ex *Example, d, h float64) (n float64, z []float64) {
+// Σ‖ĝ‖² and pinned the sketch's top direction to it (docs/algorithms.md §6).
+func (s *Learner) rescale(ex *sparse.Example, d, h float64) (n float64, z []float64) {
 	rows := s.tab.Rows
 	val := ex.Val[:len(s.offs)]
 	xt := s.xt[:len(s.offs)]
@@ -499,7 +493,7 @@ func sat(v float64) float64 {
 }
 
 // wbarSq returns Σ_{j∈I} w̄_j² over the example's features.
-func (s *SON) wbarSq() (v float64) {
+func (s *Learner) wbarSq() (v float64) {
 	rows := s.tab.Rows
 	for _, o := range s.offs {
 		v += rows[o] * rows[o]
@@ -510,11 +504,11 @@ func (s *SON) wbarSq() (v float64) {
 // guard updates ‖w̄‖² after an example (oldsq was Σ_I w̄_j² before it,
 // newsq is Σ_I w̄_j² after it, or −1 if not yet known) and
 // folds when w̄ or Zᵀb has grown FoldRatio times past ‖w‖. Two effects make
-// this necessary (sketches.md §2, "Numerical fact"): w̄ and Zᵀb cancel along
+// this necessary (docs/algorithms.md §2, "Numerical fact"): w̄ and Zᵀb cancel along
 // the sketched directions, and b holds w's sketched part in the skewed
 // basis Z (cond K up to θ), so every rounding error is relative to ‖b‖·‖Z‖
 // rather than to ‖w‖. After a fold b restarts from zero.
-func (s *SON) guard(oldsq, newsq float64) {
+func (s *Learner) guard(oldsq, newsq float64) {
 	if newsq < 0 {
 		if s.sqOK {
 			newsq = s.sqI
@@ -533,14 +527,14 @@ func (s *SON) guard(oldsq, newsq float64) {
 	}
 	lim := s.cfg.FoldRatio * s.cfg.FoldRatio * s.w0sq
 	b := s.b[:p]
-	if s.wsq > lim || dot(b, b)*s.sk.ZNorm2() > lim {
+	if s.wsq > lim || linalg.Dot(b, b)*s.sk.ZNorm2() > lim {
 		s.Fold()
 	}
 }
 
 // project applies Lemma 1: w = u − τ/(xᵀA⁻¹x)·A⁻¹x, with A⁻¹ = α⁻¹(I − ZᵀMZ)
 // (the α > 0 branch of §2 P1), or the pseudo-inverse branch of §1.
-func (s *SON) project(tau, n float64, z []float64) {
+func (s *Learner) project(tau, n float64, z []float64) {
 	p := len(z)
 	mz := s.mz[:p]
 	var f, fb float64
@@ -549,7 +543,7 @@ func (s *SON) project(tau, n float64, z []float64) {
 		if p > 0 {
 			s.sk.MulM(mz, z)
 		}
-		q := n - dot(z, mz)
+		q := n - linalg.Dot(z, mz)
 		if !(q > 0) {
 			return
 		}
@@ -557,12 +551,12 @@ func (s *SON) project(tau, n float64, z []float64) {
 	default:
 		// α = 0: r = x − Px with P = Zᵀ(F_LᵀF_L)Z.
 		s.sk.MulProj(mz, z)
-		if r2 := n - dot(z, mz); r2 > pinvResidual*n {
+		if r2 := n - linalg.Dot(z, mz); r2 > pinvResidual*n {
 			f, fb = tau/r2, tau/r2
 			break
 		}
 		s.sk.MulPinv(mz, z)
-		q := dot(z, mz)
+		q := linalg.Dot(z, mz)
 		if !(q > 0) {
 			return
 		}
@@ -575,19 +569,19 @@ func (s *SON) project(tau, n float64, z []float64) {
 	s.apply(f, z, fb, mz)
 }
 
-// pinvResidual is ε_r of sketches.md §1: below it x counts as inside the
+// pinvResidual is ε_r of docs/algorithms.md §1: below it x counts as inside the
 // sketch's span.
 const pinvResidual = 1e-9
 
-// Weights implements Learner: w_j = (w̄_j + Z_jᵀb)/√D_j in the raw space.
-func (s *SON) Weights(fn func(slot uint32, w float64)) {
+// Weights implements sparse.Learner: w_j = (w̄_j + Z_jᵀb)/√D_j in the raw space.
+func (s *Learner) Weights(fn func(slot uint32, w float64)) {
 	p := len(s.st.Z)
 	rows := s.tab.Rows
 	wz := make([]float64, 1+s.pmax)
 	for r, k := range s.tab.Keys {
 		o := r * s.stride
 		s.refreshed(r, wz)
-		w := wz[0] + dot(s.b[:p], wz[1:1+p])
+		w := wz[0] + linalg.Dot(s.b[:p], wz[1:1+p])
 		if s.cfg.Diag {
 			w *= rows[o+s.dOff+1]
 		}
@@ -597,7 +591,7 @@ func (s *SON) Weights(fn func(slot uint32, w float64)) {
 
 // ZColumn returns a copy of Z's live entries for slot, or nil if the slot
 // has never been seen (diagnostics and tests).
-func (s *SON) ZColumn(slot uint32) []float64 {
+func (s *Learner) ZColumn(slot uint32) []float64 {
 	r := s.tab.Find(slot)
 	if r < 0 {
 		return nil
@@ -608,17 +602,17 @@ func (s *SON) ZColumn(slot uint32) []float64 {
 }
 
 // Seen is the number of distinct feature slots with state.
-func (s *SON) Seen() int { return s.tab.Len() }
+func (s *Learner) Seen() int { return s.tab.Len() }
 
 // Folds is the number of folds of Zᵀb into w̄ so far (re-basings included).
-func (s *SON) Folds() int { return s.folds }
+func (s *Learner) Folds() int { return s.folds }
 
 // Rejected counts the weight and projection steps refused because they
 // would have left the weight range (step.go).
-func (s *SON) Rejected() int { return s.rejected }
+func (s *Learner) Rejected() int { return s.rejected }
 
-// Report implements Reporter: the sketch's report plus the core's counts.
-func (s *SON) Report(w io.Writer) {
+// Report implements sparse.Reporter: the sketch's report plus the core's counts.
+func (s *Learner) Report(w io.Writer) {
 	s.sk.Report(w, s.sumG2)
 	fmt.Fprintf(w, "folds of Zᵀb into w̄ = %d, features with state = %d, steps refused = %d\n", s.folds, s.tab.Len(), s.rejected)
 	if s.cfg.Scaled {
@@ -631,6 +625,6 @@ func (s *SON) Report(w io.Writer) {
 
 // Deferred reports the deferred-step counters (lazy.go): generation steps
 // recorded, flushes of the whole table, and rows brought up to date.
-func (s *SON) Deferred() (steps, flushes, refreshes int64) {
+func (s *Learner) Deferred() (steps, flushes, refreshes int64) {
 	return s.lz.steps, s.lz.flushes, s.lz.refreshes
 }

@@ -1,4 +1,4 @@
-package sparse_test
+package son_test
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/sparseson/sparseson/internal/dense"
 	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -24,7 +25,7 @@ func TestNoSketchMatchesDense(t *testing.T) {
 			l2 = &loss.Squared{Range: loss.LabelRange{Min: -1e9, Max: 1e9}}
 		}
 		data := dense.Problem{D: 60, S: 8, T: 1000, Loss: c.lossName, Seed: 3}.Examples()
-		sp, err := sparse.NewSON(sparse.SONConfig{Bits: 8, C: c.C, Eta0: 1, Diag: c.diag}, l1, &sparse.NoSketch{A: 2})
+		sp, err := son.New(son.Config{Bits: 8, C: c.C, Eta0: 1, Diag: c.diag}, l1, &son.NoSketch{A: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +43,7 @@ func TestNoSketchMatchesDense(t *testing.T) {
 func TestProjectionClips(t *testing.T) {
 	data := dense.Problem{D: 40, S: 6, T: 300, Loss: "squared", Seed: 4}.Examples()
 	const C = 0.25
-	sp, _ := sparse.NewSON(sparse.SONConfig{Bits: 8, C: C, Eta0: 1}, &loss.Squared{Range: loss.LabelRange{Min: -9, Max: 9}}, &sparse.NoSketch{A: 0.5})
+	sp, _ := son.New(son.Config{Bits: 8, C: C, Eta0: 1}, &loss.Squared{Range: loss.LabelRange{Min: -9, Max: 9}}, &son.NoSketch{A: 0.5})
 	clipped := 0
 	for i := range data {
 		p := sp.Learn(&data[i])
@@ -61,7 +62,7 @@ func TestProjectionClips(t *testing.T) {
 // TestPredictCreatesNoState: predicting on unseen features leaves the
 // model and its feature table untouched.
 func TestPredictCreatesNoState(t *testing.T) {
-	sp, _ := sparse.NewSON(sparse.SONConfig{Bits: 18, C: 1, Eta0: 1}, loss.Logistic{}, &sparse.NoSketch{A: 1})
+	sp, _ := son.New(son.Config{Bits: 18, C: 1, Eta0: 1}, loss.Logistic{}, &son.NoSketch{A: 1})
 	train := sparse.Example{Label: 1, HasLabel: true, Weight: 1, Idx: []uint32{1, 2}, Val: []float64{1, 1}}
 	sp.Learn(&train)
 	test := sparse.Example{Weight: 1, Idx: []uint32{1, 99, 100000}, Val: []float64{1, 5, 7}}

@@ -1,4 +1,4 @@
-package fd
+package linalg
 
 import "math"
 
@@ -149,7 +149,7 @@ func (a *arrowEig) solve(d, z []float64, kappa float64, lam, u []float64) bool {
 	for i := 0; i < n; i++ {
 		sc = max(sc, math.Abs(d[i]), math.Abs(z[i]))
 	}
-	if !isFinite(sc) {
+	if !IsFinite(sc) {
 		return false
 	}
 	u = u[:N*N]
@@ -162,7 +162,7 @@ func (a *arrowEig) solve(d, z []float64, kappa float64, lam, u []float64) bool {
 		return true
 	}
 	inv := 1 / sc
-	if !isFinite(inv) {
+	if !IsFinite(inv) {
 		return false
 	}
 	for i := 0; i < n; i++ {
@@ -204,6 +204,17 @@ func (a *arrowEig) solve(d, z []float64, kappa float64, lam, u []float64) bool {
 			jd--
 		}
 	}
+	return a.vectors(u, n, r, nd)
+}
+
+// vectors writes into u (N×N, N = n+1, cleared) the eigenvectors of the
+// r+1 secular roots (closed form over the recomputed border ẑ) and of the
+// nd deflated values (unit vectors) in the columns solve assigned them
+// (col, dcol), then undoes the deflation's rotations. It reports false
+// when a root's vector cannot be normalised.
+func (a *arrowEig) vectors(u []float64, n, r, nd int) bool {
+	N := n + 1
+	dk := a.defl[:nd]
 	for j := 0; j <= r; j++ {
 		c := a.col[j]
 		if r == 0 {
@@ -217,7 +228,7 @@ func (a *arrowEig) solve(d, z []float64, kappa float64, lam, u []float64) bool {
 			s += x * x
 		}
 		nrm := 1 / math.Sqrt(s)
-		if !isFinite(nrm) || nrm == 0 {
+		if !IsFinite(nrm) || nrm == 0 {
 			return false
 		}
 		// x_i = ẑ_i/(λ_j − p_i) = −ẑ_i/delta.
@@ -403,7 +414,7 @@ func (a *arrowEig) root(r, j int, sigma, sk, tau, lo, hi float64, dl []float64) 
 	for it := 0; it < maxSecularIter; it++ {
 		a.iters++
 		f, dpsi, dphi, err := a.secular(r, j, sigma, sk, tau, dl)
-		if !isFinite(f) {
+		if !IsFinite(f) {
 			return false
 		}
 		if math.Abs(f) <= err {
@@ -548,7 +559,7 @@ func (a *arrowEig) certify(r int, kap float64) bool {
 		for k := i + 1; k < r; k++ {
 			prod *= -a.delta[(k+1)*r+i] / (a.p[k] - pi)
 		}
-		if !(prod > 0) || !isFinite(prod) {
+		if !(prod > 0) || !IsFinite(prod) {
 			return false
 		}
 		a.zh[i] = math.Copysign(math.Sqrt(prod), a.z[i])

@@ -1,12 +1,16 @@
-package sparse
+package son
 
-import "math"
+import (
+	"math"
+
+	"github.com/sparseson/sparseson/internal/linalg"
+)
 
 // The scaled-space sketch: SON with diagonal pre-scaling done so that the
-// sketch keeps its second-order gain (issue #10; README, "Pre-scaling and
-// the sketch").
+// sketch keeps its second-order gain (issue #10; docs/algorithms.md
+// §13).
 //
-// Seed 004 §5.2 runs SON on x̃ = D_t^{-1/2}x with D_t = 0.1 + Σ_{s≤t} g_s∘g_s
+// Luo et al. (NIPS 2016), §5.2, run SON on x̃ = D_t^{-1/2}x with D_t = 0.1 + Σ_{s≤t} g_s∘g_s
 // and sketches ĝ_t = √(σ+η_t)·g̃_t, g̃_t = ℓ'_t·x̃_t. Each ĝ_s is taken in the
 // coordinates of its own round, and D grows about linearly with s, so
 // ‖ĝ_s‖² falls like s^{−3/2} (η_s ∝ s^{−1/2} times ‖x̃_s‖² ∝ 1/s): the sum
@@ -36,7 +40,7 @@ import "math"
 //     004 §5.1 it follows the small eigenvalue (≈ 0.08 at κ = 200, ≈ 0.6
 //     at κ = 10), which is what makes the step κ-invariant — plus a ridge
 //     Prior·(d/W_t)², d/W the features seen per example. Where the
-//     examples far outnumber the features it vanishes (seed 004 §5.1:
+//     examples far outnumber the features it vanishes (Luo et al. (NIPS 2016), §5.1:
 //     0.25 at W = 100, 2.5e-5 at the end), and where the features
 //     outnumber the examples it dominates (news20: 88k words, 11k
 //     documents, 15 at the end of a pass): a ridge that grows with the
@@ -45,10 +49,9 @@ import "math"
 //     within a point of plain SON, and news20 then reached 93.6% (94.6%
 //     now) and 20-class news20 with --oaa 22.8% error (19.4% now, against
 //     AdaGrad's 20.5%); on the other shared sets the two are within a
-//     point of each other (README, "Choosing SON's defaults").
+//     point of each other (docs/algorithms.md §14).
 //
-//     A shard (Total = K > 1, --total; README, "Training on more than one
-//     machine") sees one K-th of the stream, and its examples are one K-th
+//     A shard (Total = K > 1, --total; docs/scaling.md) sees one K-th of the stream, and its examples are one K-th
 //     of the evidence the ridge should count. Write the ridge as ¼·(s̄/n̄)²,
 //     s̄ = Σ nonzeros / W the features per example and n̄ = Σ nonzeros / d
 //     the occurrences per feature seen: d/W = s̄/n̄. For each feature the
@@ -67,7 +70,7 @@ import "math"
 //     (the pre-scaled curvature's diagonal is ≈ 1 in a shard as in the
 //     stream) and needs no change, nor do D, the step and the sketch,
 //     which a shard keeps in its own units (its A is about 1/K of the
-//     stream's, as its objective is). Measured (README): news20, 4 shards,
+//     stream's, as its objective is). Measured (docs/algorithms.md §14): news20, 4 shards,
 //     one-shot merge, Oja 93.36 → 94.38% and FD 93.32 → 94.41% against one
 //     stream's 94.60 and 94.41%; with the stream's exact d at K·W instead
 //     (an oracle, in a throw-away build), 94.05 and 94.01%.
@@ -84,7 +87,7 @@ import "math"
 //     w̃ are stored scaled, so every growth of D shrinks the raw weights
 //     D^{-1/2}w̃ — a decay of about 1/(2t) per round that an ONS step of
 //     size 1/t must also undo. Rate 5 keeps that bias near 10% (1/(2·5·1 +
-//     1)); seed 004 §5.1 and the shared sets agree on 4–5 (README).
+//     1)); Luo et al. (NIPS 2016), §5.1 and the shared sets agree on 4–5 (docs/algorithms.md §14).
 //
 // Cost: O(p²) for ρ, the Sherman–Morrison scalar and the sketch's α (RP
 // refactors its m×m matrix, O(m³)); nothing per feature beyond the paper's.
@@ -99,7 +102,7 @@ const Prior = 0.25
 // prediction and the update of D: α, the step, then the sketch.
 //
 // wsq is Σ_{j∈I} w̄_j² as w̄_I stands (−1 if not known), for trialBound.
-func (s *SON) learnScaled(h, d, n float64, z []float64, oldsq, wsq float64) {
+func (s *Learner) learnScaled(h, d, n float64, z []float64, oldsq, wsq float64) {
 	wPrev := s.w
 	s.w += h
 	if s.cfg.Total > 1 {
@@ -116,7 +119,7 @@ func (s *SON) learnScaled(h, d, n float64, z []float64, oldsq, wsq float64) {
 			s.sk.MulM(mz, z)
 		}
 		// q = ĝᵀA_{t−1}⁻¹ĝ = c²·x̃ᵀ(I − ZᵀMZ)x̃/α ≥ 0.
-		q := math.Max(0, s.c*s.c*(n-dot(z, mz))/a)
+		q := math.Max(0, s.c*s.c*(n-linalg.Dot(z, mz))/a)
 		f := s.cfg.Rate * s.w * h * d / (a * (1 + q))
 		if s.trialBound(f, f, mz, wsq, n) {
 			s.deferStep(f, z, f, mz)
@@ -133,7 +136,7 @@ func (s *SON) learnScaled(h, d, n float64, z []float64, oldsq, wsq float64) {
 
 // setAlpha computes this round's α₀ and gives the sketch α_sk = W_t·α₀.
 // ρ uses the sums up to the previous round (wPrev = W_{t−1}).
-func (s *SON) setAlpha(wPrev float64) {
+func (s *Learner) setAlpha(wPrev float64) {
 	a0 := s.cfg.Alpha0
 	if a0 == 0 {
 		d := float64(s.tab.Len())
@@ -163,7 +166,7 @@ func (s *SON) setAlpha(wPrev float64) {
 
 // evidence is the stream's importance weight at the point where this
 // learner is: W, plus (Total − 1)·W_own for a shard.
-func (s *SON) evidence() float64 {
+func (s *Learner) evidence() float64 {
 	if s.cfg.Total <= 1 {
 		return s.w
 	}
@@ -175,4 +178,4 @@ func (s *SON) evidence() float64 {
 const maxAlpha = 1e300
 
 // Alpha0 is the last round's α₀ (scaled-space form; the sketch report).
-func (s *SON) Alpha0() float64 { return s.alpha0 }
+func (s *Learner) Alpha0() float64 { return s.alpha0 }

@@ -1,4 +1,4 @@
-package sparse_test
+package son_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/sparseson/sparseson/internal/dense"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -42,9 +43,9 @@ func bitsFor(d int) uint {
 	return b
 }
 
-func newFull(t testing.TB, c fsetup) *sparse.Full {
+func newFull(t testing.TB, c fsetup) *son.Full {
 	t.Helper()
-	f, err := sparse.NewFull(sparse.SONConfig{Bits: bitsFor(c.d), C: c.C, Sigma: fSigma(c), Eta0: 1, Diag: c.diag}, c.alpha, dense.Loss(c.lossName))
+	f, err := son.NewFull(son.Config{Bits: bitsFor(c.d), C: c.C, Sigma: fSigma(c), Eta0: 1, Diag: c.diag}, c.alpha, dense.Loss(c.lossName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func withWeights(data []sparse.Example, seed uint64) []sparse.Example {
 	return data
 }
 
-func compareFullWeights(t *testing.T, f *sparse.Full, want []float64, tol float64) {
+func compareFullWeights(t *testing.T, f *son.Full, want []float64, tol float64) {
 	t.Helper()
 	var scale float64
 	for _, v := range want {
@@ -104,7 +105,7 @@ func compareFullWeights(t *testing.T, f *sparse.Full, want []float64, tol float6
 // the same final weights. Unlike sketched SON, full ONS is well-posed on
 // these streams even with squared loss and α = 0.5 (dense vs dense on a
 // 1e-15-perturbed input differs by ≤ 3e-12 over 1000 steps), so squared
-// loss runs the full horizon too. The hard regime of sketches.md §10
+// loss runs the full horizon too. The hard regime of docs/algorithms.md §10
 // (column scales e^{±1.5}, α = 0.1, C = 2) gets §9 A's 1e-7: its squared
 // stream moves by 4e-9 under a 1e-15 input perturbation (dense vs dense),
 // and the sparse learner's error (4e-9) is of that size.
@@ -292,7 +293,7 @@ func TestFullSaveLoadContinue(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := sparse.LoadFull(r, sparse.SONConfig{Bits: bitsFor(c.d), C: c.C, Sigma: fSigma(c), Eta0: 1, Diag: diag}, c.alpha, dense.Loss(c.lossName))
+			b, err := son.LoadFull(r, son.Config{Bits: bitsFor(c.d), C: c.C, Sigma: fSigma(c), Eta0: 1, Diag: diag}, c.alpha, dense.Loss(c.lossName))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -309,7 +310,7 @@ func TestFullSaveLoadContinue(t *testing.T) {
 			raw := buf.Bytes()
 			if _, r, err := model.Parse(raw); err == nil {
 				r.Float64()
-				if _, err := sparse.LoadFull(r, sparse.SONConfig{Bits: bitsFor(c.d), C: c.C, Eta0: 1}, c.alpha, dense.Loss(c.lossName)); err == nil {
+				if _, err := son.LoadFull(r, son.Config{Bits: bitsFor(c.d), C: c.C, Eta0: 1}, c.alpha, dense.Loss(c.lossName)); err == nil {
 					t.Errorf("a misaligned body loaded")
 				}
 			}
@@ -319,19 +320,19 @@ func TestFullSaveLoadContinue(t *testing.T) {
 
 func TestFullConfigErrors(t *testing.T) {
 	l := loss.Logistic{}
-	_, err := sparse.NewFull(sparse.SONConfig{Bits: 13, C: 1, Eta0: 1}, 1, l)
+	_, err := son.NewFull(son.Config{Bits: 13, C: 1, Eta0: 1}, 1, l)
 	if err == nil || !strings.Contains(err.Error(), "1..12") {
 		t.Errorf("-b 13: %v", err)
 	}
 	for _, alpha := range []float64{0, -1, math.Inf(1), math.NaN()} {
-		if _, err := sparse.NewFull(sparse.SONConfig{Bits: 6, C: 1, Eta0: 1}, alpha, l); err == nil {
+		if _, err := son.NewFull(son.Config{Bits: 6, C: 1, Eta0: 1}, alpha, l); err == nil {
 			t.Errorf("α = %v accepted", alpha)
 		}
 	}
-	if _, err := sparse.NewFull(sparse.SONConfig{Bits: 6, C: 0, Eta0: 1}, 1, l); err == nil {
+	if _, err := son.NewFull(son.Config{Bits: 6, C: 0, Eta0: 1}, 1, l); err == nil {
 		t.Error("C = 0 accepted")
 	}
-	if _, err := sparse.NewFull(sparse.SONConfig{Bits: 12, C: math.Inf(1), Eta0: 1}, 1, l); err != nil {
+	if _, err := son.NewFull(son.Config{Bits: 12, C: math.Inf(1), Eta0: 1}, 1, l); err != nil {
 		t.Errorf("-b 12, C = +Inf: %v", err)
 	}
 }
@@ -424,7 +425,7 @@ func BenchmarkFull(b *testing.B) {
 	for _, bits := range []uint{8, 10, 12} {
 		b.Run(fmt.Sprintf("bits=%d", bits), func(b *testing.B) {
 			data := dense.NewsLike(576, 100000, 130, bits, 1)
-			f, err := sparse.NewFull(sparse.SONConfig{Bits: bits, C: 1, Eta0: 1}, 1, loss.Logistic{})
+			f, err := son.NewFull(son.Config{Bits: bits, C: 1, Eta0: 1}, 1, loss.Logistic{})
 			if err != nil {
 				b.Fatal(err)
 			}

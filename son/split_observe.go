@@ -1,10 +1,12 @@
-package sparse
+package son
+
+import "github.com/sparseson/sparseson/internal/linalg"
 
 // Observing Z, for learners that keep products of Z with state of their
 // own: package ada's FTSL-Shampoo keeps the K columns Ḡ_j of its gradient
 // sum beside the Split (ExampleRows) and the p×K product Y = Z·Ḡᵀ, which
 // must follow every change the sketch makes to Z — the dual-averaging
-// trick of sketches.md §7 with a K-dimensional ḡ. The Split's own
+// trick of docs/algorithms.md §7 with a K-dimensional ḡ. The Split's own
 // y = Z·β̄ (ZBar) covers a scalar β̄ only.
 
 // ZObserver is told of every change a sketch makes to Z during an
@@ -30,7 +32,7 @@ type Observed struct {
 // observedHost forwards the sketch's Host calls to the SON core, then to
 // the observer.
 type observedHost struct {
-	s *SON
+	s *Learner
 	o ZObserver
 }
 
@@ -63,7 +65,7 @@ func (p *Split) Observe(o ZObserver) *Observed {
 // the new Z; β is unchanged. A non-finite c is ignored.
 func (o *Observed) Sketch(c float64) []float64 {
 	s := o.sp.s
-	if !isFinite(c) {
+	if !linalg.IsFinite(c) {
 		return s.z[:len(s.st.Z)]
 	}
 	// As Split.Sketch, with the observing host in the core's place.

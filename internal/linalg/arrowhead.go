@@ -1,9 +1,11 @@
-package fd
+package linalg
 
-// Arrowhead exports the O(n²) arrowhead eigensolver of arrow.go for other
-// rank-one eigen-updates of the same shape — package ada's dense ADA-FULL
-// keeps G_t = UΛUᵀ and adds ggᵀ through the Gram matrix of [Λ^{1/2}Uᵀ; gᵀ],
-// which is the FD shrink's arrowhead [[diag Λ, Λ^{1/2}∘Uᵀg], [·, ‖g‖²]].
+// Arrowhead is the O(n²) eigensolver of arrow.go for the arrowhead
+// matrices of rank-one eigen-updates: package fd's shrink (the Gram matrix
+// [[diag E, E^{1/2}∘a], [·, ‖ĝ‖²]] of the sketch and the new row), and
+// package ada's dense ADA-FULL, which keeps G_t = UΛUᵀ and adds ggᵀ
+// through the Gram matrix of [Λ^{1/2}Uᵀ; gᵀ], the arrowhead
+// [[diag Λ, Λ^{1/2}∘Uᵀg], [·, ‖g‖²]].
 type Arrowhead struct {
 	a *arrowEig
 	n int

@@ -1,9 +1,11 @@
-package sparse
+package son
 
 import (
 	"math"
 
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/sparseson/sparseson/internal/linalg"
 )
 
 // Every change SON makes to w = w̄ + Zᵀb outside the sketch's own update —
@@ -25,7 +27,7 @@ const maxWeight = 1e140
 
 // trial reports whether the step keeps every changed |w̄_j| and |b_i|
 // within maxWeight (NaN fails).
-func (s *SON) trial(f, fb float64, v []float64) bool {
+func (s *Learner) trial(f, fb float64, v []float64) bool {
 	rows := s.tab.Rows
 	xt := s.xt[:len(s.offs)]
 	for k, o := range s.offs {
@@ -47,7 +49,7 @@ func (s *SON) trial(f, fb float64, v []float64) bool {
 // when that bound is below maxWeight/2 (room for the rounding of the bound
 // and of the step) no row need be read. Otherwise, or with wsq < 0
 // (unknown), or a NaN anywhere, it is trial. The answer is trial's.
-func (s *SON) trialBound(f, fb float64, v []float64, wsq, n float64) bool {
+func (s *Learner) trialBound(f, fb float64, v []float64, wsq, n float64) bool {
 	if !(wsq >= 0 && math.Sqrt(wsq)+math.Abs(f)*math.Sqrt(n) <= maxWeight/2) {
 		return s.trial(f, fb, v)
 	}
@@ -65,9 +67,9 @@ func (s *SON) trialBound(f, fb float64, v []float64, wsq, n float64) bool {
 // Only the SON round uses it, between its step and the sketch's update:
 // an absorb then writes both changes of w̄_j in one pass over the rows, in
 // apply's order of operations (the same bits).
-func (s *SON) deferStep(f float64, z []float64, fb float64, v []float64) {
+func (s *Learner) deferStep(f float64, z []float64, fb float64, v []float64) {
 	if s.lz.on && f != 0 {
-		axpy(-f, z, s.y[:len(z)])
+		linalg.AxpyVec(-f, z, s.y[:len(z)])
 	}
 	floats.AddScaled(s.b[:len(v)], fb, v)
 	s.sqOK = false
@@ -75,7 +77,7 @@ func (s *SON) deferStep(f float64, z []float64, fb float64, v []float64) {
 }
 
 // settle writes a deferred step (deferStep) into w̄_I.
-func (s *SON) settle() {
+func (s *Learner) settle() {
 	if !s.pend {
 		return
 	}
@@ -93,7 +95,7 @@ func (s *SON) settle() {
 }
 
 // apply performs the step and returns Σ_{j∈I} w̄_j² after it.
-func (s *SON) apply(f float64, z []float64, fb float64, v []float64) (sq float64) {
+func (s *Learner) apply(f float64, z []float64, fb float64, v []float64) (sq float64) {
 	s.sqOK = false
 	rows := s.tab.Rows
 	xt := s.xt[:len(s.offs)]
@@ -103,7 +105,7 @@ func (s *SON) apply(f float64, z []float64, fb float64, v []float64) (sq float64
 		sq += w * w
 	}
 	if s.lz.on && f != 0 {
-		axpy(-f, z, s.y[:len(z)])
+		linalg.AxpyVec(-f, z, s.y[:len(z)])
 	}
 	floats.AddScaled(s.b[:len(v)], fb, v)
 	return sq

@@ -1,17 +1,20 @@
-package sparse
+package son
 
 import (
 	"io"
 	"math"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/sparse"
 )
 
 // Split is the SON core's split weight vector, β = β̄ + Zᵀb over the basis Z
-// of a Sketch (sketches.md §2), for learners that drive a sketch with their
-// own step instead of SON's (package ada: the FD-adaptive learners of seeds
-// 000 and 003, sketches.md §7). It is the SON core itself — its feature
+// of a Sketch (docs/algorithms.md §2), for learners that drive a sketch with their
+// own step instead of SON's (package ada: the FD-adaptive learners of Wan & Zhang
+// (TPAMI 2022), Alg. 1, and Yang et al. (ICML 2025), Alg. 2;
+// docs/algorithms.md §7). It is the SON core itself — its feature
 // table [β̄_j, Z_j], its Host (absorb, append, fold, transform, each keeping
 // β unchanged) and its deferred folds and transforms (lazy.go) — with the
 // projection, the loss and the step left to the caller:
@@ -26,15 +29,15 @@ import (
 // ḡ = Σg in β̄, leaves b = 0, and reads Z·ḡ there in O(p).
 // An example costs O(ps + p²) plus the sketch's own update, as in SON.
 type Split struct {
-	s     *SON
+	s     *Learner
 	oldsq float64 // Σ_I β̄_j² at Begin, for the fold guard
 	n     float64 // ‖x‖² of the current example
 }
 
 // NewSplit returns an empty split weight vector over 2^bits slots around
 // a fresh sketch. x is used as it comes (no pre-scaling, no projection).
-func NewSplit(bits uint, sk Sketch) (*Split, error) {
-	s, err := NewSON(splitConfig(bits), loss.Logistic{}, sk)
+func NewSplit(bits uint, sk sparse.Sketch) (*Split, error) {
+	s, err := New(splitConfig(bits), loss.Logistic{}, sk)
 	if err != nil {
 		return nil, err
 	}
@@ -44,8 +47,8 @@ func NewSplit(bits uint, sk Sketch) (*Split, error) {
 // LoadSplit restores a Split saved by Save; the (empty) sketch must be
 // configured as the saved one was. The reader must end with the Split's
 // state.
-func LoadSplit(r *model.Reader, bits uint, sk Sketch) (*Split, error) {
-	s, err := LoadSON(r, splitConfig(bits), loss.Logistic{}, sk)
+func LoadSplit(r *model.Reader, bits uint, sk sparse.Sketch) (*Split, error) {
+	s, err := Load(r, splitConfig(bits), loss.Logistic{}, sk)
 	if err != nil {
 		return nil, err
 	}
@@ -55,8 +58,8 @@ func LoadSplit(r *model.Reader, bits uint, sk Sketch) (*Split, error) {
 // splitConfig is SON without projection or pre-scaling; its loss (given
 // to NewSON) is never called. Scale 1 only satisfies NewSON's check: the
 // caller picks ĝ's scale.
-func splitConfig(bits uint) SONConfig {
-	return SONConfig{Bits: bits, C: math.Inf(1), Scale: 1}
+func splitConfig(bits uint) Config {
+	return Config{Bits: bits, C: math.Inf(1), Scale: 1}
 }
 
 // Save writes the whole state (table, b, deferred steps and the sketch's).
@@ -65,7 +68,7 @@ func (p *Split) Save(w *model.Writer) error { return p.s.Save(w) }
 // Begin looks up ex's features (creating rows for unseen ones if create;
 // otherwise they count as zero) and returns β̄·x, z = Z·x (len Rows(), valid
 // until the next call) and ‖x‖².
-func (p *Split) Begin(ex *Example, create bool) (bx float64, z []float64, n float64) {
+func (p *Split) Begin(ex *sparse.Example, create bool) (bx float64, z []float64, n float64) {
 	s := p.s
 	n = s.resolve(ex, create)
 	k := len(s.st.Z)
@@ -79,7 +82,7 @@ func (p *Split) Begin(ex *Example, create bool) (bx float64, z []float64, n floa
 // z = Z_t·x for the new Z; β is unchanged. A non-finite c is ignored.
 func (p *Split) Sketch(c float64) []float64 {
 	s := p.s
-	if !isFinite(c) {
+	if !linalg.IsFinite(c) {
 		return s.z[:len(s.st.Z)]
 	}
 	s.t++
@@ -105,7 +108,7 @@ func (p *Split) Step(f, fb float64, v []float64) bool {
 }
 
 // Finish runs SON's fold guard after an example whose steps changed b
-// (see SON.guard): it folds Zᵀb into β̄ when either has grown far past ‖β‖.
+// (see Learner.guard): it folds Zᵀb into β̄ when either has grown far past ‖β‖.
 // A learner that keeps b = 0 (dual averaging) does not call it.
 func (p *Split) Finish() { p.s.guard(p.oldsq, -1) }
 

@@ -1,4 +1,4 @@
-package fd
+package linalg
 
 import (
 	"math"
@@ -126,7 +126,7 @@ func arrowErrors(d, z []float64, kap float64, lam, U []float64) (eigErr, resid, 
 	N := n + 1
 	G := arrowDense(d, z, kap)
 	ref, V := make([]float64, N), make([]float64, N*N)
-	if !eigSym(N, append([]float64(nil), G...), ref, V, make([]float64, N+eigWork(N))) {
+	if !EigSym(N, append([]float64(nil), G...), ref, V, make([]float64, N+EigWork(N))) {
 		panic("Dsyev failed")
 	}
 	gn := math.Max(math.Abs(lam[0]), math.Abs(lam[N-1]))

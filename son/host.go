@@ -1,7 +1,9 @@
-package sparse
+package son
+
+import "github.com/sparseson/sparseson/internal/linalg"
 
 // The Host side of the SON core: the operations a sketch may ask for on Z,
-// each keeping w = w̄ + Zᵀb unchanged (sketches.md §2, P3) and keeping
+// each keeping w = w̄ + Zᵀb unchanged (docs/algorithms.md §2, P3) and keeping
 // st.Z = Z·x̃ current. Absorb and Append touch only the example's columns;
 // Fold and Transform are the rare dense steps and visit the rows of seen
 // features only.
@@ -11,11 +13,11 @@ package sparse
 //
 // A deferred weight step (deferStep) is written in the same pass, first,
 // and the pass leaves Σ_I w̄_j² for the fold guard.
-func (s *SON) Absorb(delta []float64) {
+func (s *Learner) Absorb(delta []float64) {
 	p := len(s.st.Z)
 	delta = delta[:p]
 	c := s.c
-	cb := c * dot(delta, s.b[:p])
+	cb := c * linalg.Dot(delta, s.b[:p])
 	rows := s.tab.Rows
 	xt := s.xt[:len(s.offs)]
 	pend, f := s.pend, s.pendF
@@ -50,7 +52,7 @@ func (s *SON) Absorb(delta []float64) {
 }
 
 // Append adds ĝᵀ as row p of Z; b gains a zero, z gains ĝ·x̃ = c‖x̃‖².
-func (s *SON) Append() {
+func (s *Learner) Append() {
 	s.settle()
 	p := len(s.st.Z)
 	if p >= s.pmax {
@@ -71,7 +73,7 @@ func (s *SON) Append() {
 // Fold moves Zᵀb into w̄ and zeroes b. Eagerly it visits every seen row
 // and re-measures ‖w‖ = ‖w̄‖ for the cancellation guard; deferred
 // (lazy.go) it records a generation step and keeps ‖w̄‖² exact through K.
-func (s *SON) Fold() {
+func (s *Learner) Fold() {
 	s.settle()
 	s.sqOK = false
 	p := len(s.st.Z)
@@ -90,7 +92,7 @@ func (s *SON) Fold() {
 	for o := 0; o < len(rows); o += s.stride {
 		// w is unchanged by a fold; a w_j that no longer fits in a float64
 		// (a diverged model) keeps its w̄_j rather than become Inf.
-		if v := rows[o] + dot(b, rows[o+1:o+1+p]); isFinite(v) {
+		if v := rows[o] + linalg.Dot(b, rows[o+1:o+1+p]); linalg.IsFinite(v) {
 			rows[o] = v
 		}
 		sq += rows[o] * rows[o]
@@ -105,7 +107,7 @@ func (s *SON) Fold() {
 // Transform replaces Z by T·Z (T rows×p) and optionally returns the new
 // Gram matrix ZZᵀ. Rows of Z at or beyond the new count are zeroed, which
 // Append relies on. b must be zero (Fold first).
-func (s *SON) Transform(T []float64, nr int, gram []float64) {
+func (s *Learner) Transform(T []float64, nr int, gram []float64) {
 	s.settle()
 	s.sqOK = false
 	p := len(s.st.Z)
@@ -134,34 +136,22 @@ func (s *SON) Transform(T []float64, nr int, gram []float64) {
 	for o := 0; o < len(rows); o += s.stride {
 		col := rows[o+1 : o+1+s.pmax]
 		for i := range buf {
-			buf[i] = dot(T[i*p:i*p+p], col[:p])
+			buf[i] = linalg.Dot(T[i*p:i*p+p], col[:p])
 		}
 		copy(col, buf)
 		clear(col[nr:max(nr, p)])
 		if gram != nil {
-			for i, vi := range buf {
-				if vi == 0 {
-					continue
-				}
-				g := gram[i*nr : i*nr+nr]
-				for j := i; j < nr; j++ {
-					g[j] += vi * buf[j]
-				}
-			}
+			linalg.SyrUpper(gram, buf)
 		}
 	}
 	if gram != nil {
-		for i := 0; i < nr; i++ {
-			for j := 0; j < i; j++ {
-				gram[i*nr+j] = gram[j*nr+i]
-			}
-		}
+		linalg.MirrorUpper(gram, nr)
 	}
 	s.exampleZ(nr)
 }
 
 // exampleZ recomputes st.Z = Z·x̃ over the first nr rows after a transform.
-func (s *SON) exampleZ(nr int) {
+func (s *Learner) exampleZ(nr int) {
 	rows := s.tab.Rows
 	s.st.Z = s.z[:nr]
 	clear(s.st.Z)
@@ -176,7 +166,7 @@ func (s *SON) exampleZ(nr int) {
 // transformLazy is Transform deferred (lazy.go): one generation step that
 // folds b (if non-zero) and applies T; the new Gram matrix is T·K·Tᵀ from
 // the sketch's K, since no row is visited.
-func (s *SON) transformLazy(T []float64, nr int, gram []float64, fold bool) {
+func (s *Learner) transformLazy(T []float64, nr int, gram []float64, fold bool) {
 	p := len(s.st.Z)
 	b := s.b[:p]
 	var bf []float64 // the fold vector of the step, nil for none
@@ -191,19 +181,19 @@ func (s *SON) transformLazy(T []float64, nr int, gram []float64, fold bool) {
 		tk := s.tk[:nr*p]
 		for i := 0; i < nr; i++ {
 			for j := 0; j < p; j++ {
-				tk[i*p+j] = dot(T[i*p:i*p+p], K[j*ks:j*ks+p])
+				tk[i*p+j] = linalg.Dot(T[i*p:i*p+p], K[j*ks:j*ks+p])
 			}
 		}
 		for i := 0; i < nr; i++ {
 			for j := i; j < nr; j++ {
-				v := dot(tk[i*p:i*p+p], T[j*p:j*p+p])
+				v := linalg.Dot(tk[i*p:i*p+p], T[j*p:j*p+p])
 				gram[i*nr+j], gram[j*nr+i] = v, v
 			}
 		}
 	}
 	y := s.kb[:nr]
 	for i := range y {
-		y[i] = dot(T[i*p:i*p+p], s.y[:p])
+		y[i] = linalg.Dot(T[i*p:i*p+p], s.y[:p])
 	}
 	copy(s.y, y)
 	clear(s.y[nr:max(nr, p)])

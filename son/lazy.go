@@ -1,11 +1,12 @@
-package sparse
+package son
 
 import (
 	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
-	"gonum.org/v1/gonum/floats"
+
+	"github.com/sparseson/sparseson/internal/linalg"
 )
 
 // blasImpl is gonum's native BLAS, called as a concrete type (no interface
@@ -14,7 +15,7 @@ var blasImpl gonum.Implementation
 
 // Deferred (lazy) folds and transforms of Z, for sketches that change their
 // basis often (Frequent Directions compacts after every few appends on
-// sparse data; sketches.md §4, "Observed").
+// sparse data; docs/algorithms.md §4, "Observed").
 //
 // Done eagerly, a fold (w̄ += Zᵀb) or a transform (Z ← T·Z) visits the row of
 // every feature seen: O(p·d_seen) per event, the order of a dense update,
@@ -53,7 +54,7 @@ const (
 )
 
 // ringCap is the ring's capacity for the current table size.
-func (s *SON) ringCap() int {
+func (s *Learner) ringCap() int {
 	if s.cfg.LazyRing > 0 {
 		return s.cfg.LazyRing
 	}
@@ -158,7 +159,7 @@ func (l *lazyZ) entry(stamp uint32) *genEntry {
 
 // current makes table row r current, stamping a new row (whose Z column is
 // zero in every generation's coordinates) without work.
-func (s *SON) current(r int) {
+func (s *Learner) current(r int) {
 	l := &s.lz
 	switch {
 	case r == len(l.stamp):
@@ -170,7 +171,7 @@ func (s *SON) current(r int) {
 }
 
 // refreshRow brings table row r up to date (it must be stale).
-func (s *SON) refreshRow(r int) {
+func (s *Learner) refreshRow(r int) {
 	l := &s.lz
 	e := l.entry(l.stamp[r])
 	o := r * s.stride
@@ -190,7 +191,7 @@ func (s *SON) refreshRow(r int) {
 
 // refreshed writes row r's current w̄_j and Z column (first p entries)
 // into wz without changing the stored row.
-func (s *SON) refreshed(r int, wz []float64) {
+func (s *Learner) refreshed(r int, wz []float64) {
 	o := r * s.stride
 	rows := s.tab.Rows
 	p := len(s.st.Z)
@@ -206,7 +207,7 @@ func (s *SON) refreshed(r int, wz []float64) {
 }
 
 // flush brings every row up to date and empties the ring.
-func (s *SON) flush() {
+func (s *Learner) flush() {
 	l := &s.lz
 	if !l.on || len(l.ring) == 0 {
 		return
@@ -225,7 +226,7 @@ func (s *SON) flush() {
 // none; T is nr×p) as one generation step. The rows of the current example
 // are brought up to date at once, so that the rest of the example sees
 // current rows.
-func (s *SON) step(b, T []float64, nr int) {
+func (s *Learner) step(b, T []float64, nr int) {
 	s.sqOK = false // the example's rows are refreshed below
 	l := &s.lz
 	p := len(s.st.Z)
@@ -262,7 +263,7 @@ func (s *SON) step(b, T []float64, nr int) {
 			for i := 0; i < r; i++ {
 				if bi := b[i]; bi != 0 {
 					o := (1+i)*ld + c0
-					axpy(bi, l.blk[o:o+w], beta)
+					linalg.AxpyVec(bi, l.blk[o:o+w], beta)
 				}
 			}
 		}
@@ -273,7 +274,7 @@ func (s *SON) step(b, T []float64, nr int) {
 				for j := 0; j < r; j++ {
 					if t := T[i*p+j]; t != 0 {
 						o := (1+j)*ld + c0
-						axpy(t, l.blk[o:o+w], row)
+						linalg.AxpyVec(t, l.blk[o:o+w], row)
 					}
 				}
 			}
@@ -299,19 +300,19 @@ func (s *SON) step(b, T []float64, nr int) {
 // foldStats keeps ‖w̄‖² (wsq) and y = Z·w̄ exact through a deferred fold of
 // b, which no row sees yet: ‖w̄ + Zᵀb‖² = ‖w̄‖² + 2bᵀy + bᵀKb and
 // Z(w̄ + Zᵀb) = y + Kb, with K = ZZᵀ from the sketch.
-func (s *SON) foldStats(b []float64) {
+func (s *Learner) foldStats(b []float64) {
 	p := len(b)
 	K, ks := s.gram.Gram()
 	kb := s.kb[:p]
 	for i := range kb {
-		kb[i] = dot(K[i*ks:i*ks+p], b)
+		kb[i] = linalg.Dot(K[i*ks:i*ks+p], b)
 	}
 	y := s.y[:p]
-	s.wsq = sat(math.Max(0, s.wsq+2*dot(b, y)+dot(b, kb)))
+	s.wsq = sat(math.Max(0, s.wsq+2*linalg.Dot(b, y)+linalg.Dot(b, kb)))
 	for i, v := range kb {
 		y[i] += v
 	}
-	if s.wsq == math.MaxFloat64 || !allFinite(y) {
+	if s.wsq == math.MaxFloat64 || !linalg.AllFinite(y) {
 		s.resync(b)
 	}
 }
@@ -319,7 +320,7 @@ func (s *SON) foldStats(b []float64) {
 // resync recomputes ‖w̄ + Zᵀb‖² and Z·(w̄ + Zᵀb) exactly, in one pass over
 // the rows after a flush: the fallback when the incremental values have
 // left the floating-point range (only extreme inputs get here).
-func (s *SON) resync(b []float64) {
+func (s *Learner) resync(b []float64) {
 	s.flush()
 	p := len(b)
 	y := s.y[:p]
@@ -328,9 +329,9 @@ func (s *SON) resync(b []float64) {
 	rows := s.tab.Rows
 	for o := 0; o < len(rows); o += s.stride {
 		col := rows[o+1 : o+1+p]
-		w := rows[o] + dot(b, col)
+		w := rows[o] + linalg.Dot(b, col)
 		sq += w * w
-		axpy(w, col, y)
+		linalg.AxpyVec(w, col, y)
 	}
 	s.wsq = sat(sq)
 	for i, v := range y {
@@ -340,22 +341,4 @@ func (s *SON) resync(b []float64) {
 			y[i] = 0
 		}
 	}
-}
-
-func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-func allFinite(v []float64) bool {
-	for _, x := range v {
-		if !isFinite(x) {
-			return false
-		}
-	}
-	return true
-}
-
-// axpy sets y += a·x through gonum's assembly kernel (the same products
-// and sums, element by element, as the plain loop; 21% faster on one ring
-// entry of the deferred steps at m = 10, measured in package fd).
-func axpy(a float64, x, y []float64) {
-	floats.AddScaled(y[:len(x)], a, x)
 }

@@ -1,17 +1,10 @@
-package sparse
+package son
 
-import "math"
+import (
+	"math"
 
-// BasisSketch is implemented by sketches whose rows are orthonormal
-// combinations of Z's: V = F·Z with V·Vᵀ = I (Oja's rows always, FD's
-// right singular vectors in its diagonal state). OrthoBasis returns F (rows×p,
-// row-major with the given stride), or ok = false when the sketch is not
-// in such a state. (SketchMerger's Basis is the weighted sketch
-// itself, not an orthonormal one.) For diagnostics (Diagnose, the soak): nothing on the
-// learning path calls it.
-type BasisSketch interface {
-	OrthoBasis() (F []float64, rows, stride int, ok bool)
-}
+	"github.com/sparseson/sparseson/sparse"
+)
 
 // Diagnostics are a SON learner's numerical health figures (Diagnose).
 type Diagnostics struct {
@@ -23,7 +16,7 @@ type Diagnostics struct {
 	// incrementally (GramSketch): how far its copy has drifted from the
 	// Z it describes. −1 when there is no K.
 	KDrift float64
-	// Ortho is ‖F·ZZᵀ·Fᵀ − I‖_F for a BasisSketch: the orthonormality
+	// Ortho is ‖F·ZZᵀ·Fᵀ − I‖_F for a sparse.BasisSketch: the orthonormality
 	// drift of its basis V = F·Z measured against the actual Z. −1 when
 	// the sketch has no orthonormal basis now.
 	Ortho float64
@@ -31,7 +24,7 @@ type Diagnostics struct {
 
 // Diagnose measures the learner's numerical health, O(d·p²) for d
 // features seen: a diagnostic for long runs, not for the learning path.
-func (s *SON) Diagnose() Diagnostics {
+func (s *Learner) Diagnose() Diagnostics {
 	p := len(s.st.Z)
 	dg := Diagnostics{Rows: p, KDrift: -1, Ortho: -1}
 	if p == 0 {
@@ -60,7 +53,7 @@ func (s *SON) Diagnose() Diagnostics {
 		gn += v * v
 	}
 	gn = math.Sqrt(gn)
-	if g, ok := s.sk.(GramSketch); ok {
+	if g, ok := s.sk.(sparse.GramSketch); ok {
 		K, ks := g.Gram()
 		var d float64
 		for i := 0; i < p; i++ {
@@ -71,7 +64,7 @@ func (s *SON) Diagnose() Diagnostics {
 		}
 		dg.KDrift = math.Sqrt(d) / math.Max(gn, math.SmallestNonzeroFloat64)
 	}
-	if b, ok := s.sk.(BasisSketch); ok {
+	if b, ok := s.sk.(sparse.BasisSketch); ok {
 		F, rows, fs, ok := b.OrthoBasis()
 		if ok {
 			// O = F·G·Fᵀ − I.

@@ -1,4 +1,4 @@
-package sparse_test
+package son_test
 
 import (
 	"bytes"
@@ -13,19 +13,20 @@ import (
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/oja"
 	"github.com/sparseson/sparseson/rp"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
 // sonForm is one way of running SON, with a constructor for each sketch.
 type sonForm struct {
 	name string
-	cfg  sparse.SONConfig
+	cfg  son.Config
 }
 
 var mergeForms = []sonForm{
-	{"scaled", sparse.SONConfig{Bits: 10, C: math.Inf(1), Diag: true, Scaled: true}},
-	{"paper_diag", sparse.SONConfig{Bits: 10, C: math.Inf(1), Eta0: 1, Diag: true}},
-	{"paper_plain", sparse.SONConfig{Bits: 10, C: 2, Eta0: 1}},
+	{"scaled", son.Config{Bits: 10, C: math.Inf(1), Diag: true, Scaled: true}},
+	{"paper_diag", son.Config{Bits: 10, C: math.Inf(1), Eta0: 1, Diag: true}},
+	{"paper_plain", son.Config{Bits: 10, C: 2, Eta0: 1}},
 }
 
 var mergeSketches = []string{"none", "oja", "fd", "rfd", "fd_fast", "rp"}
@@ -36,7 +37,7 @@ func newMergeSketch(t *testing.T, name string, scaled bool) sparse.Sketch {
 	var err error
 	switch name {
 	case "none":
-		sk = &sparse.NoSketch{A: 1}
+		sk = &son.NoSketch{A: 1}
 	case "oja":
 		sk, err = oja.New(oja.Config{M: 5, Alpha: 1, Rate: 1})
 	case "fd", "rfd", "fd_fast":
@@ -50,23 +51,23 @@ func newMergeSketch(t *testing.T, name string, scaled bool) sparse.Sketch {
 	return sk
 }
 
-func newMergeSON(t *testing.T, f sonForm, sketch string) *sparse.SON {
+func newMergeSON(t *testing.T, f sonForm, sketch string) *son.Learner {
 	t.Helper()
-	s, err := sparse.NewSON(f.cfg, loss.Logistic{}, newMergeSketch(t, sketch, f.cfg.Scaled))
+	s, err := son.New(f.cfg, loss.Logistic{}, newMergeSketch(t, sketch, f.cfg.Scaled))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-func train(s *sparse.SON, data []sparse.Example) *sparse.SON {
+func train(s *son.Learner, data []sparse.Example) *son.Learner {
 	for i := range data {
 		s.Learn(&data[i])
 	}
 	return s
 }
 
-func mergeSONs(t *testing.T, f sonForm, sketch string, base sparse.Learner, parts ...*sparse.SON) *sparse.SON {
+func mergeSONs(t *testing.T, f sonForm, sketch string, base sparse.Learner, parts ...*son.Learner) *son.Learner {
 	t.Helper()
 	out := newMergeSON(t, f, sketch)
 	args := &sparse.MergeArgs{Base: base}
@@ -80,7 +81,7 @@ func mergeSONs(t *testing.T, f sonForm, sketch string, base sparse.Learner, part
 }
 
 // roundTrip saves s and loads it back, as a model file would.
-func roundTrip(t *testing.T, f sonForm, sketch string, s *sparse.SON) *sparse.SON {
+func roundTrip(t *testing.T, f sonForm, sketch string, s *son.Learner) *son.Learner {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := model.Encode(&buf, model.Options{}, s.Save); err != nil {
@@ -90,7 +91,7 @@ func roundTrip(t *testing.T, f sonForm, sketch string, s *sparse.SON) *sparse.SO
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := sparse.LoadSON(r, f.cfg, loss.Logistic{}, newMergeSketch(t, sketch, f.cfg.Scaled))
+	out, err := son.Load(r, f.cfg, loss.Logistic{}, newMergeSketch(t, sketch, f.cfg.Scaled))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func maxRelWeights(a, b map[uint32]float64) float64 {
 }
 
 // sketchGram returns SᵀS (d×d) of a SON learner's sketch, S = C·Z.
-func sketchGram(s *sparse.SON, d int) [][]float64 {
+func sketchGram(s *son.Learner, d int) [][]float64 {
 	C, q := s.Sketch().(sparse.SketchMerger).Basis()
 	p := s.Sketch().Rows()
 	Z := dense.ZMatrix(s, p, d)
@@ -178,8 +179,8 @@ func TestSONMergeOne(t *testing.T) {
 				if e := maxRelGram(sketchGram(one, d), sketchGram(part, d)); e > 1e-9 {
 					t.Fatalf("sketch SᵀS differs by %.3g", e)
 				}
-				t1, w1, dd1 := sparse.MergeState(one)
-				t2, w2, dd2 := sparse.MergeState(part)
+				t1, w1, dd1 := son.MergeState(one)
+				t2, w2, dd2 := son.MergeState(part)
 				if t1 != t2 || w1 != w2 || fmt.Sprint(dd1) != fmt.Sprint(dd2) {
 					t.Fatalf("counters or Σg² differ: t %v/%v W %v/%v", t1, t2, w1, w2)
 				}
@@ -240,7 +241,7 @@ func TestSONMergeSums(t *testing.T) {
 	for _, sk := range []string{"oja", "fd"} {
 		t.Run(sk, func(t *testing.T) {
 			base := train(newMergeSON(t, f, sk), data[:200])
-			copies := []*sparse.SON{roundTrip(t, f, sk, base), roundTrip(t, f, sk, base)}
+			copies := []*son.Learner{roundTrip(t, f, sk, base), roundTrip(t, f, sk, base)}
 			same := mergeSONs(t, f, sk, base, copies...)
 			if e := maxRelWeights(weights(same), weights(base)); e > 1e-9 {
 				t.Fatalf("merge of copies of the base differs from it by %.3g", e)
@@ -248,10 +249,10 @@ func TestSONMergeSums(t *testing.T) {
 			a := train(roundTrip(t, f, sk, base), data[200:400])
 			b := train(roundTrip(t, f, sk, base), data[400:600])
 			m := mergeSONs(t, f, sk, base, a, b)
-			t0, w0, dd0 := sparse.MergeState(base)
-			ta, wa, dda := sparse.MergeState(a)
-			tb, wb, ddb := sparse.MergeState(b)
-			tm, wm, ddm := sparse.MergeState(m)
+			t0, w0, dd0 := son.MergeState(base)
+			ta, wa, dda := son.MergeState(a)
+			tb, wb, ddb := son.MergeState(b)
+			tm, wm, ddm := son.MergeState(m)
 			if tm != t0+(ta-t0)+(tb-t0) || wm != w0+(wa-w0)+(wb-w0) {
 				t.Fatalf("t = %v, W = %v; want %v, %v", tm, wm, ta+tb-t0, wa+wb-w0)
 			}
@@ -276,7 +277,7 @@ func TestSONMergeRefuses(t *testing.T) {
 	}{
 		{"other sketch", newMergeSON(t, f, "oja")},
 		{"other form", newMergeSON(t, mergeForms[1], "fd")},
-		{"not SON", &sparse.Full{}},
+		{"not SON", &son.Full{}},
 	} {
 		out := newMergeSON(t, f, "fd")
 		if err := out.Merge(&sparse.MergeArgs{Parts: []sparse.Learner{a, c.part}}); err == nil {
@@ -329,7 +330,7 @@ func TestSONMergeMixingKeepsRho(t *testing.T) {
 	const K, rounds = 4, 3
 	all := correlated(5000, 20, 5)
 	data, test := all[:4000], all[4000:]
-	testErr := func(s *sparse.SON) float64 {
+	testErr := func(s *son.Learner) float64 {
 		bad := 0
 		for i := range test {
 			if s.Predict(&test[i])*test[i].Label <= 0 {
@@ -340,13 +341,13 @@ func TestSONMergeMixingKeepsRho(t *testing.T) {
 	}
 	f := sonForm{"scaled_total4", mergeForms[0].cfg}
 	f.cfg.Total = K
-	share := func(s *sparse.SON) float64 { return s.Sketch().Captured() / sparse.SumG2(s) }
+	share := func(s *son.Learner) float64 { return s.Sketch().Captured() / son.SumG2(s) }
 	for _, sk := range []string{"oja", "fd"} {
 		t.Run(sk, func(t *testing.T) {
-			var prev *sparse.SON
+			var prev *son.Learner
 			var first float64
 			for r := 1; r <= rounds; r++ {
-				parts := make([]*sparse.SON, K)
+				parts := make([]*son.Learner, K)
 				lo, hi := math.Inf(1), 0.0
 				for k := range parts {
 					p := newMergeSON(t, f, sk)

@@ -1,4 +1,4 @@
-package sparse
+package son
 
 import (
 	"bytes"
@@ -8,14 +8,15 @@ import (
 
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/sparse"
 )
 
 // The shard-aware ridge of the scaled-space form (scaled.go, setAlpha:
 // --total K).
 
-func newTotalSON(t *testing.T, total int) *SON {
+func newTotalSON(t *testing.T, total int) *Learner {
 	t.Helper()
-	s, err := NewSON(SONConfig{Bits: 12, C: math.Inf(1), Diag: true, Scaled: true, Total: total}, loss.Logistic{}, &NoSketch{})
+	s, err := New(Config{Bits: 12, C: math.Inf(1), Diag: true, Scaled: true, Total: total}, loss.Logistic{}, &NoSketch{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,9 +25,9 @@ func newTotalSON(t *testing.T, total int) *SON {
 
 // totalExamples are sparse examples over 400 features, 3–12 per example,
 // with importance weights in [0.5, 2).
-func totalExamples(n int, seed uint64) []Example {
+func totalExamples(n int, seed uint64) []sparse.Example {
 	r := rand.New(rand.NewPCG(seed, 7))
-	out := make([]Example, n)
+	out := make([]sparse.Example, n)
 	for i := range out {
 		e := &out[i]
 		e.Label, e.HasLabel, e.Weight = float64(2*r.IntN(2)-1), true, 0.5+1.5*r.Float64()
@@ -44,7 +45,7 @@ func totalExamples(n int, seed uint64) []Example {
 }
 
 // rhoOf is ρ of setAlpha for an m = 0 sketch (nothing captured, rank 0).
-func rhoOf(s *SON, wPrev float64) float64 {
+func rhoOf(s *Learner, wPrev float64) float64 {
 	return math.Max(0, s.sumG2/(wPrev*float64(s.tab.Len())))
 }
 
@@ -104,7 +105,7 @@ func TestTotalRidge(t *testing.T) {
 }
 
 // newAlphaWithoutTotal is the α₀ the same state would have with Total 1.
-func newAlphaWithoutTotal(s *SON, wPrev float64) float64 {
+func newAlphaWithoutTotal(s *Learner, wPrev float64) float64 {
 	c := *s
 	c.cfg.Total = 1
 	c.sk = &NoSketch{}
@@ -140,7 +141,7 @@ func TestTotalOwnWeight(t *testing.T) {
 		}
 		cfg := four.cfg
 		cfg.Total = total
-		back, err := LoadSON(r, cfg, loss.Logistic{}, &NoSketch{})
+		back, err := Load(r, cfg, loss.Logistic{}, &NoSketch{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +163,7 @@ func TestTotalOwnWeight(t *testing.T) {
 		}
 	}
 	m := newTotalSON(t, 4)
-	if err := m.Merge(&MergeArgs{Parts: []Learner{a, b}}); err != nil {
+	if err := m.Merge(&sparse.MergeArgs{Parts: []sparse.Learner{a, b}}); err != nil {
 		t.Fatal(err)
 	}
 	if m.wOwn != 0 || math.Abs(m.w-(a.w+b.w)) > 1e-9 {
@@ -175,10 +176,10 @@ func TestTotalOwnWeight(t *testing.T) {
 	// Parts with another Total are refused.
 	c := newTotalSON(t, 2)
 	c.Learn(&ex[0])
-	if err := newTotalSON(t, 4).Merge(&MergeArgs{Parts: []Learner{a, c}}); err == nil {
+	if err := newTotalSON(t, 4).Merge(&sparse.MergeArgs{Parts: []sparse.Learner{a, c}}); err == nil {
 		t.Fatal("merged a part trained with Total 2 into Total 4")
 	}
-	if _, err := NewSON(SONConfig{Bits: 12, C: 1, Diag: true, Scaled: true, Total: -1}, loss.Logistic{}, &NoSketch{}); err == nil {
+	if _, err := New(Config{Bits: 12, C: 1, Diag: true, Scaled: true, Total: -1}, loss.Logistic{}, &NoSketch{}); err == nil {
 		t.Fatal("Total −1 accepted")
 	}
 }

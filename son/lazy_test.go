@@ -1,4 +1,4 @@
-package sparse_test
+package son_test
 
 import (
 	"io"
@@ -8,7 +8,8 @@ import (
 	"github.com/sparseson/sparseson/internal/dense"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
-	. "github.com/sparseson/sparseson/sparse"
+	. "github.com/sparseson/sparseson/son"
+	"github.com/sparseson/sparseson/sparse"
 )
 
 // gramSketch is a minimal GramSketch for testing the deferred steps on
@@ -56,7 +57,7 @@ func (g *gramSketch) MulM(dst, z []float64) {
 	}
 }
 
-func (g *gramSketch) Update(st *Step, h Host) {
+func (g *gramSketch) Update(st *sparse.Step, h sparse.Host) {
 	p, pm := g.p, g.pmax
 	if p == pm {
 		q := pm / 2
@@ -90,9 +91,9 @@ func (g *gramSketch) Update(st *Step, h Host) {
 	g.p++
 }
 
-func newLazyTest(t testing.TB, ring int) *SON {
+func newLazyTest(t testing.TB, ring int) *Learner {
 	t.Helper()
-	s, err := NewSON(SONConfig{Bits: 12, C: math.Inf(1), Eta0: 1, LazyRing: ring}, loss.Logistic{}, newGramSketch(8))
+	s, err := New(Config{Bits: 12, C: math.Inf(1), Eta0: 1, LazyRing: ring}, loss.Logistic{}, newGramSketch(8))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func BenchmarkLazy(b *testing.B) {
 		ring int
 	}{{"eager", -1}, {"deferred", 0}} {
 		b.Run(v.name, func(b *testing.B) {
-			s, err := NewSON(SONConfig{Bits: 18, C: math.Inf(1), Eta0: 1, LazyRing: v.ring}, loss.Logistic{}, newGramSketch(8))
+			s, err := New(Config{Bits: 18, C: math.Inf(1), Eta0: 1, LazyRing: v.ring}, loss.Logistic{}, newGramSketch(8))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,0 +1,41 @@
+package son
+
+import (
+	"math"
+
+	"github.com/sparseson/sparseson/internal/linalg"
+)
+
+// Test hooks for the deferred-step bookkeeping (lazy.go).
+
+// PoisonLazyY makes the incremental y = Z·w̄ non-finite.
+func PoisonLazyY(s *Learner) { s.y[0] = math.Inf(1) }
+
+// LazyNorms returns the tracked ‖w̄‖² and y, and both recomputed from the
+// rows' current values.
+func LazyNorms(s *Learner) (wsq, exactSq float64, y, exact []float64) {
+	p := len(s.st.Z)
+	exact = make([]float64, p)
+	wz := make([]float64, 1+s.pmax)
+	for r := range s.tab.Keys {
+		s.refreshed(r, wz)
+		exactSq += wz[0] * wz[0]
+		linalg.AxpyVec(wz[0], wz[1:1+p], exact)
+	}
+	return s.wsq, exactSq, append([]float64(nil), s.y[:p]...), exact
+}
+
+// MergeState returns a SON learner's counters and, with pre-scaling, each
+// seen slot's Σg² (D − 0.1), for the merge tests.
+func MergeState(s *Learner) (t, w float64, dd map[uint32]float64) {
+	dd = map[uint32]float64{}
+	if s.cfg.Diag {
+		for r, k := range s.tab.Keys {
+			dd[k] = s.tab.Rows[r*s.stride+s.dOff]
+		}
+	}
+	return s.t, s.w, dd
+}
+
+// SumG2 returns Σ‖ĝ‖² (the scaled-space form's energy, scaled.go).
+func SumG2(s *Learner) float64 { return s.sumG2 }
