@@ -19,6 +19,11 @@ const MaxBits = 30
 // features only — never all 2^b slots. New features also land next to
 // each other, which keeps the hot rows of frequent features close in
 // memory.
+//
+// Rows (and the slot index) may live in memory the Table itself reserved
+// and releases when the Table becomes unreachable: a caller that keeps
+// Rows (or a slice of it) must keep the Table reachable for as long
+// (runtime.KeepAlive), as every learner does by holding its Table.
 type Table struct {
 	Stride int
 	Keys   []uint32  // the slot of each row

@@ -3,6 +3,7 @@ package sparse_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/sparseson/sparseson/loss"
@@ -67,6 +68,11 @@ func TestTableIndexes(t *testing.T) {
 				// Rebuild from the keys, and Rekey by a bijection.
 				cp := sparse.NewTable(bits, 1)
 				cp.Keys, cp.Rows = append([]uint32(nil), tab.Keys...), append([]float64(nil), tab.Rows...)
+				// tab's rows live in memory tab owns (reserveRows): without
+				// this, tab is dead once its fields are loaded, and its
+				// cleanup may unmap the rows while the copy above reads
+				// them (a fault seen under load).
+				runtime.KeepAlive(tab)
 				if err := cp.Rebuild(); err != nil {
 					t.Fatal(err)
 				}
