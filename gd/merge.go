@@ -42,7 +42,7 @@ func (g *GD) Merge(a *sparse.MergeArgs) error {
 		return errors.New("merge: the receiving learner is not new")
 	}
 	if g.cfg.Step != StepSchedule {
-		return fmt.Errorf("models trained with %s steps cannot be merged: their per-feature state is a running mean, not a sum; train the shards with the AdaGrad, normalized or --sgd updates", g.cfg.Step)
+		return fmt.Errorf("models trained with %s steps cannot be merged: their per-feature state is a running mean, not a sum; train the shards with the AdaGrad, normalized or plain gradient descent updates", g.cfg.Step)
 	}
 	if len(a.Parts) == 0 {
 		return errors.New("merge: no models to merge")

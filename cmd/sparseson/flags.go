@@ -76,7 +76,7 @@ type config struct {
 	sgd        bool
 	adaptive   bool
 	normalized bool
-	nasa       nasaFlags // seed 001 step sizes (nasa.go)
+	nasa       nasaFlags // Ouyang & Gray (KDD 2012) step sizes (nasa.go)
 
 	// sketched second-order learners (SON)
 	sketchSize   int
@@ -121,7 +121,7 @@ var flagGroups = []struct {
 	{"Loss and prediction", []string{"loss_function", "quantile_tau", "binary", "link"}},
 	{"Multiclass (labels 1..K)", []string{"oaa", "softmax", "shampoo", "shampoo_exact_left", "probabilities", "max_memory"}},
 	{"First-order learner (default: AdaGrad)", []string{"learning_rate", "power_t", "initial_t", "l2", "sgd", "adaptive", "normalized"}},
-	{"NASA step sizes of plain gradient descent (seed 001)", []string{"nasa", "nasa_c", "nasa_strong", "nasa_accel", "nasa_L", "scalar_adagrad", "sadagrad"}},
+	{"NASA step sizes of plain gradient descent (Ouyang & Gray (KDD 2012))", []string{"nasa", "nasa_c", "nasa_strong", "nasa_accel", "nasa_L", "scalar_adagrad", "sadagrad"}},
 	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "fd_gate", "diag", "diag_sketch", "sketch_report"}},
 	{"FD-adaptive learners (Wan & Zhang, TPAMI 2022; Yang et al., ICML 2025): τ is -m (default 20 for these), η is -l (default ¼ for ADA-FD/FFD/FULL, ½ for the others)", append(append([]string{}, adaFlagNames...), "dual_averaging", "mirror_descent", "delta", "epsilon", "ada_scale")},
 }
@@ -180,29 +180,29 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs.Float64Var(&c.initialT, "initial_t", 0, "initial value of the time counter")
 	fs.Float64Var(&c.l2, "l2", 0, "L2 regularization")
 	fs.BoolVar(&c.sgd, "sgd", false, "plain online gradient descent (no adaptive or normalized rates)")
-	fs.BoolVar(&c.adaptive, "adaptive", false, "per-feature AdaGrad rates; alone (no --normalized) it is ADA-DIAG (Duchi, Hazan & Singer 2011; seed 000 Eq. 2): β −= η(δI + diag(Σggᵀ)^{1/2})⁻¹g with δ = --delta (default 0), and with --dual_averaging its primal-dual form β = −η(δI + diag(Σggᵀ)^{1/2})⁻¹Σg")
+	fs.BoolVar(&c.adaptive, "adaptive", false, "per-feature AdaGrad rates; alone (no --normalized) it is ADA-DIAG (Duchi, Hazan & Singer 2011; Wan & Zhang (TPAMI 2022), Eq. 2): β −= η(δI + diag(Σggᵀ)^{1/2})⁻¹g with δ = --delta (default 0), and with --dual_averaging its primal-dual form β = −η(δI + diag(Σggᵀ)^{1/2})⁻¹Σg")
 	fs.BoolVar(&c.normalized, "normalized", false, "per-feature scale-invariant updates")
 	addNASAFlags(fs, &c.nasa)
 
 	fs.IntVarP(&c.sketchSize, "sketch_size", "m", 10, "sketch size m of a SON learner (0 = no sketch: the scale-invariant first-order step); -m alone selects Oja-SON")
-	fs.BoolVar(&c.oja, "oja", false, "Oja-SON: sketch with Oja's algorithm (seed 004 Alg. 3–5)")
-	fs.BoolVar(&c.rp, "rp", false, "RP-SON: Gaussian random-projection sketch (seed 004 §3), seeded by --random_seed")
-	fs.BoolVar(&c.fdSketch, "fd", false, "FD-SON: Frequent Directions sketch (seed 004 Alg. 2)")
-	fs.BoolVar(&c.fdFast, "fd_fast", false, "FD-SON with the doubled-buffer fast FD (seed 002 Alg. 4–6)")
-	fs.BoolVar(&c.rfd, "rfd", false, "RFD-SON: Robust FD (seed 002): α grows by half of each eigenvalue FD discards, on top of the scaled form's α₀; with --diag_sketch paper or --diag=false and no --alpha, α starts at 0 (RFD₀) and C = 1")
+	fs.BoolVar(&c.oja, "oja", false, "Oja-SON: sketch with Oja's algorithm (Luo et al. (NIPS 2016), Alg. 3–5)")
+	fs.BoolVar(&c.rp, "rp", false, "RP-SON: Gaussian random-projection sketch (Luo et al. (NIPS 2016), §3), seeded by --random_seed")
+	fs.BoolVar(&c.fdSketch, "fd", false, "FD-SON: Frequent Directions sketch (Luo et al. (NIPS 2016), Alg. 2)")
+	fs.BoolVar(&c.fdFast, "fd_fast", false, "FD-SON with the doubled-buffer fast FD (Luo et al. (JMLR 2019), Alg. 4–6)")
+	fs.BoolVar(&c.rfd, "rfd", false, "RFD-SON: Robust FD (Luo et al. (JMLR 2019)): α grows by half of each eigenvalue FD discards, on top of the scaled form's α₀; with --diag_sketch paper or --diag=false and no --alpha, α starts at 0 (RFD₀) and C = 1")
 	fs.BoolVar(&c.rfdFast, "rfd_fast", false, "RFD-SON with the doubled buffer")
-	fs.BoolVar(&c.full, "full", false, "full ONS (seed 004 Eq. 1–2): exact dense d×d A_t, for -b ≤ 12; the reference for small data")
+	fs.BoolVar(&c.full, "full", false, "full ONS (Luo et al. (NIPS 2016), Eq. 1–2): exact dense d×d A_t, for -b ≤ 12; the reference for small data")
 	fs.Float64Var(&c.alpha, "alpha", defaultAlpha, "α of A_t = αI + SᵀS, the regulariser outside the sketch. Default: from the data with --diag_sketch scaled (α₀ = ρ + ¼·(features seen per example)², relative to the pre-scaled curvature whose diagonal is ≈ 1); 2 with --diag_sketch paper or --diag=false")
 	fs.Float64Var(&c.alphaInverse, "alpha_inverse", 0, "set α = 1/value (VW's OjaNewton option)")
 	fs.Float64Var(&c.projection, "projection", defaultProjection, "C: project w onto |w·x| ≤ C before predicting (Lemma 1); inf turns it off")
-	fs.StringVar(&c.sigma, "sigma", "auto", "σ of the to-sketch scale √(σ+η_t); auto: 1/(8C²) for squared loss with finite C (seed 004 Assumption 2), else 0")
+	fs.StringVar(&c.sigma, "sigma", "auto", "σ of the to-sketch scale √(σ+η_t); auto: 1/(8C²) for squared loss with finite C (Luo et al. (NIPS 2016), Assumption 2), else 0")
 	fs.Float64Var(&c.eta0, "eta0", defaultEta0, "η_t = eta0·t^−eta_power in the to-sketch scale √(σ+η_t)")
-	fs.Float64Var(&c.etaPower, "eta_power", 0.5, "decay exponent of η_t: ½ as seed 004; seed 002 runs RFD-SON with 1 (η_t = 1/t)")
+	fs.Float64Var(&c.etaPower, "eta_power", 0.5, "decay exponent of η_t: ½ as Luo et al. (NIPS 2016); Luo et al. (JMLR 2019) runs RFD-SON with 1 (η_t = 1/t)")
 	fs.Float64Var(&c.sketchScale, "sketch_scale", 0, "use this constant instead of √(σ+η_t) (VW's OjaNewton uses 0.5)")
 	fs.Float64Var(&c.ojaRate, "oja_rate", 1, "Oja step Γ_t = min(rate/t, 1) (the paper's 1/t is 1; VW uses 2)")
 	fs.Float64Var(&c.fdGate, "fd_gate", fd.DefaultGate, "ε of the gated FD (--fd, --rfd): where the shrunk sketch cannot be absorbed into Z's rows, drop the kept direction leaning most on the gradient with eigenvalue E′ < ε·α instead of adding a row (the regret bound gains Σ E′/α < ε per drop, over 2(σ+η); --sketch_report prints the sum); acts once the features seen reach 100·m; 0 = exact FD")
-	fs.BoolVar(&c.diag, "diag", true, "diagonal pre-scaling: learn on D^{-1/2}x with D = 0.1 + Σ g² (seed 004 §5.2); --diag=false for the plain, linearly invariant SON")
-	fs.StringVar(&c.diagSketch, "diag_sketch", "scaled", "with --diag: scaled = sketch the current pre-scaled curvature, α from the data, ONS step with rate -l (default 5; README); paper = seed 004 §5.2 as written (σ, eta0, eta_power, sketch_scale apply)")
+	fs.BoolVar(&c.diag, "diag", true, "diagonal pre-scaling: learn on D^{-1/2}x with D = 0.1 + Σ g² (Luo et al. (NIPS 2016), §5.2); --diag=false for the plain, linearly invariant SON")
+	fs.StringVar(&c.diagSketch, "diag_sketch", "scaled", "with --diag: scaled = sketch the current pre-scaled curvature, α from the data, ONS step with rate -l (default 5; README); paper = Luo et al. (NIPS 2016), §5.2 as written (σ, eta0, eta_power, sketch_scale apply)")
 	fs.BoolVar(&c.sketchReport, "sketch_report", false, "print the sketch's eigenvalue estimates and the share of Σ‖ĝ‖² they capture")
 	addADAFlags(fs, &c.ada)
 	addShampooFlags(fs, &c.shampoo)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -435,12 +436,11 @@ func TestModelOptionTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		opts := sharedOptions(c)
-		for k, v := range fam.options(c) {
+		for k, v := range familyOptions[fam](c) {
 			opts[k] = v
 		}
 		for k := range opts {
-			_, tun := fam.tunable[k]
-			_, fix := fam.fixed[k]
+			tun, fix := slices.Contains(fam.Tunable, k), slices.Contains(fam.Fixed, k)
 			if !rows[k] && !tun && !fix {
 				t.Errorf("%v: model option %q has no row in modelOptions", args, k)
 			}
