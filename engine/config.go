@@ -109,9 +109,9 @@ type Config struct {
 	Name func(setting string) string
 }
 
-// Defaults returns the configuration of a plain run: VW's defaults, a new
-// model of the default learner with options opts (nil: none yet), stdin,
-// stdout and stderr of the process.
+// Defaults returns the configuration of a plain run: VW's defaults, the
+// process's stdin, stdout and stderr, and no model yet (set Options or
+// Initial).
 func Defaults() Config {
 	return Config{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,

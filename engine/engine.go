@@ -9,11 +9,15 @@
 // Options are the model's options, decoded by package learners:
 //
 //	cfg := engine.Defaults()
-//	cfg.Options = opts // e.g. from a saved model, or learner settings
+//	cfg.Options = learners.DefaultOptions(18) // or a saved model: cfg.Initial
 //	cfg.Data, cfg.Final = []string{"train.vw"}, "model.bin"
 //	e, err := engine.New(cfg)
 //	...
 //	err = e.Run(ctx) // canceling ctx stops at an example boundary and saves
+//
+// Run reads the data for the passes asked and writes the outputs; Serve
+// answers example lines over TCP (VW's daemon); Process, ParseLine and
+// Predict take one example at a time.
 //
 // Errors name Config's fields ("Config.Passes 0: must be ≥ 1") unless
 // Config.Name says otherwise; a *SettingError is a setting's own fault.

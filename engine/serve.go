@@ -18,29 +18,29 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// --daemon is VW's serving mode: sparseson listens on a TCP port, and every
-// example line a client sends gets back its prediction line — the line -p
-// would write, tag included — on the same connection, in order. The model
-// is loaded once. Connections are served concurrently, each parsing and
-// hashing its own lines with its own hashing.Builder, and all examples go
-// through one goroutine that owns the model and calls the driver's
+// Serve is VW's daemon mode: the engine listens on a TCP port, and every
+// example line a client sends gets back its prediction line — the line
+// Predictions would get, tag included — on the same connection, in order.
+// The model is loaded once. Connections are served concurrently, each
+// parsing and hashing its own lines with its own hashing.Builder, and all
+// examples go through one goroutine that owns the model and calls
 // process, the path every example of a file takes: so predictions equal
-// those of -t -p byte for byte, and without -t the model learns from the
-// labeled lines one at a time, in the order they arrive (VW's daemon
-// learns too). The model's goroutine writes each answer into memory, never
-// to a socket, so a client that stops reading stalls only itself.
+// those of a TestOnly run byte for byte, and without TestOnly the model
+// learns from the labeled lines one at a time, in the order they arrive
+// (VW's daemon learns too). The model's goroutine writes each answer into
+// memory, never to a socket, so a client that stops reading stalls only
+// itself.
 //
 // Every client gets a line "error: …" rather than a silent close or a
-// reset: past --num_children connections (the connection is then closed),
-// for a line over --daemon_max_line bytes (the line is read to its end,
-// never held whole, and dropped; the connection goes on), for a malformed
-// line (the connection goes on), and after --daemon_idle_timeout seconds
-// without a byte from the client (the connection is closed, so idle
-// sockets cannot hold the --num_children slots for ever; a client that
-// does not read its answers for as long is dropped too). It listens on
-// --host, the loopback interface unless told otherwise. SIGINT or SIGTERM
-// stops the daemon; a model being trained is then saved to -f, and the
-// exit status is 128 + the signal's number, as in batch mode.
+// reset: past NumChildren connections (the connection is then closed),
+// for a line over MaxLine bytes (the line is read to its end, never held
+// whole, and dropped; the connection goes on), for a malformed line (the
+// connection goes on), and after IdleTimeout without a byte from the
+// client (the connection is closed, so idle sockets cannot hold the
+// NumChildren slots for ever; a client that does not read its answers
+// for as long is dropped too). It listens on Host, the loopback interface
+// unless told otherwise. Canceling the context stops it; a model being
+// trained is then saved to Final.
 
 // request is one parsed example on its way to the model's goroutine.
 type request struct {
@@ -175,7 +175,7 @@ func (e *Engine) acceptLoop(ctx context.Context, ln net.Listener, reqs chan<- *r
 	}
 }
 
-// refuse tells a client over --num_children why it is not served and
+// refuse tells a client over NumChildren why it is not served and
 // closes its connection. It reads and drops what the client sent for a
 // moment first: closing a socket with unread input resets it, and a
 // reset may discard the error line before the client has read it.
