@@ -60,14 +60,14 @@ func (e *Engine) Serve(ctx context.Context) error {
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
 	if err != nil {
-		return fmt.Errorf("%s: %w", n("Serve"), err)
+		return fmt.Errorf("%s: %w", n("serve"), err)
 	}
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
 	for _, f := range []struct{ path, text string }{{c.PidFile, strconv.Itoa(os.Getpid())}, {c.PortFile, strconv.Itoa(port)}} {
 		if f.path != "" {
 			if err := writeSmallOutput(f.path, f.text+"\n"); err != nil {
-				return fmt.Errorf("%s: %w", n("Serve"), err)
+				return fmt.Errorf("%s: %w", n("serve"), err)
 			}
 		}
 	}
@@ -148,7 +148,7 @@ func (e *Engine) acceptLoop(ctx context.Context, ln net.Listener, reqs chan<- *r
 			if errors.As(err, &ne) && ne.Timeout() {
 				continue
 			}
-			return fmt.Errorf("%s: %w", c.name("Serve"), err)
+			return fmt.Errorf("%s: %w", c.name("serve"), err)
 		}
 		select {
 		case slots <- struct{}{}:

@@ -32,10 +32,11 @@ var settingFlags = map[string]string{
 	"MaxPrediction":  "--max_prediction",
 	"Decay":          "--decay_learning_rate",
 	"MaxMemory":      "--max_memory",
-	"Serve":          "--daemon",
 	"NumChildren":    "--num_children",
 	"MaxLine":        "--daemon_max_line",
 	"IdleTimeout":    "--daemon_idle_timeout",
+	// Serve's errors
+	"serve": "--daemon",
 	// model options
 	"probabilities":      "--probabilities",
 	"oaa":                "--oaa",
