@@ -52,6 +52,7 @@ const (
 
 var adaFamily = &Family{
 	Name:    "ada",
+	options: adaOptions,
 	Tunable: []string{"learning_rate"},
 	build: func(o model.Options, l loss.Loss, r *model.Reader) (sparse.Learner, error) {
 		cfg, err := adaConfig(o)
@@ -156,7 +157,8 @@ func adaConfig(o model.Options) (ada.Config, error) {
 }
 
 var shampooFamily = &Family{
-	Name: "shampoo",
+	Name:    "shampoo",
+	options: shampooOptions,
 	// η only scales W = −η·P·Ḡ, so a resumed run may change it.
 	Tunable: []string{"learning_rate"},
 	Fixed:   []string{"classes", "shampoo_exact_left"},

@@ -26,6 +26,7 @@ const DefaultNasaC = 1.0
 
 var gdFamily = &Family{
 	Name:    "gd",
+	options: gdOptions,
 	Tunable: []string{"learning_rate", "power_t", "initial_t", "l2", "nasa_c", "nasa_L"},
 	build: func(o model.Options, l loss.Loss, r *model.Reader) (sparse.Learner, error) {
 		cfg, err := gdConfig(o)
@@ -134,6 +135,7 @@ func describeNASA(o model.Options) string {
 
 var softmaxFamily = &Family{
 	Name:    "softmax",
+	options: softmaxOptions,
 	Tunable: []string{"learning_rate", "power_t", "initial_t", "l2"},
 	Fixed:   []string{"classes"},
 	build: func(o model.Options, _ loss.Loss, r *model.Reader) (sparse.Learner, error) {

@@ -1,9 +1,10 @@
 // Package learners is the table of sparseson's learner families: for each,
-// how a model's options (the model.Options stored in its file header) are
-// decoded into the learner package's configuration, how a new learner is
-// built or a saved one loaded, how much memory it may need, and how the
-// run header describes it. Choosing a learner is a lookup in this table
-// (Lookup, by the "learner" option); a new family is one more entry.
+// how a new model's options (the model.Options stored in its file header)
+// are made from Settings, how they are decoded into the learner package's
+// configuration, how a new learner is built or a saved one loaded, how
+// much memory it may need, and how the run header describes it. Choosing
+// a learner is a lookup in this table (Lookup, by the "learner" option); a
+// new family is one more entry.
 //
 // The families and the papers they implement:
 //
@@ -54,6 +55,7 @@ type Family struct {
 	// model (for the command's checks of a resumed run).
 	Fixed []string
 
+	options  func(s *Settings) model.Options
 	build    func(o model.Options, l loss.Loss, r *model.Reader) (sparse.Learner, error)
 	memory   func(o model.Options) (perSlot, fixed float64, err error)
 	describe func(o model.Options) []string

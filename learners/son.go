@@ -101,7 +101,8 @@ func sonConfig(o model.Options, p *optParser) sparse.SONConfig {
 }
 
 var fullFamily = &Family{
-	Name: "full",
+	Name:    "full",
+	options: fullOptions,
 	build: func(o model.Options, l loss.Loss, r *model.Reader) (sparse.Learner, error) {
 		var p optParser
 		cfg := sonConfig(o, &p)
@@ -169,7 +170,8 @@ func describeScale(o model.Options) string {
 }
 
 var sonFamily = &Family{
-	Name: "son",
+	Name:    "son",
+	options: sonFamilyOptions,
 	build: func(o model.Options, l loss.Loss, r *model.Reader) (sparse.Learner, error) {
 		cfg, sk, err := sonSketch(o)
 		if err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/sparseson/sparseson/ada"
 	"github.com/sparseson/sparseson/gd"
 	"github.com/sparseson/sparseson/learners"
-	"github.com/sparseson/sparseson/model"
 	"github.com/spf13/pflag"
 )
 
@@ -151,58 +150,4 @@ func (c *config) validateADA() error {
 		}
 	}
 	return nil
-}
-
-// adaUpdate is the update the flags choose for the named learner.
-func (c *config) adaUpdate(name string) ada.Update {
-	if n, ok := ada.Lookup(name); ok && n.UpdateFixed {
-		return n.Update
-	}
-	switch {
-	case c.ada.dualAveraging:
-		return ada.Dual
-	case c.ada.mirrorDescent:
-		return ada.Mirror
-	}
-	return ada.DefaultUpdate
-}
-
-func updateName(u ada.Update) string {
-	if u == ada.Dual {
-		return "dual"
-	}
-	return "mirror"
-}
-
-// adaOptions are an FD-adaptive learner's model options.
-func adaOptions(c *config) model.Options {
-	name, _ := adaSelected(c)
-	u := c.adaUpdate(name)
-	eta := learners.ADADefaultEta(name)
-	if c.changed("learning_rate") {
-		eta = c.eta
-	}
-	tau := learners.ADADefaultTau
-	if c.changed("sketch_size") {
-		tau = c.sketchSize
-	}
-	o := model.Options{"ada": name, "update": updateName(u), "learning_rate": fmtFloat(eta)}
-	if n, ok := ada.Lookup(name); !ok || n.Precond == ada.Delta {
-		delta := ada.DefaultDelta(u)
-		if c.ada.delta != "auto" {
-			delta, _ = strconv.ParseFloat(c.ada.delta, 64) // validated
-		}
-		o["delta"] = fmtFloat(delta)
-	} else {
-		o["epsilon"] = fmtFloat(c.ada.epsilon)
-	}
-	if name != adaFullFlag {
-		o["m"] = strconv.Itoa(tau)
-	}
-	if c.ada.scale != "paper" {
-		// A paper-form model is written as before the option existed
-		// (byte for byte); its absence means paper (shape.go).
-		o["ada_scale"] = c.ada.scale
-	}
-	return o
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/spf13/pflag"
 )
@@ -43,10 +42,4 @@ func (c *config) validateCluster() error {
 		return fmt.Errorf("--node %d: must be in 0..%d (--total %d)", k.node, k.total-1, k.total)
 	}
 	return nil
-}
-
-// clusterOptions is the model option of --total (shape.go: a run option
-// that a resumed run may change, and that merge requires to agree).
-func clusterOptions(c *config) map[string]string {
-	return map[string]string{"total": strconv.Itoa(c.cluster.total)}
 }

@@ -3,20 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/sparseson/sparseson/gd"
 	"github.com/sparseson/sparseson/learners"
-	"github.com/sparseson/sparseson/model"
 )
-
-// familyOptions returns each family's model options from the command
-// line.
-var familyOptions = map[*learners.Family]func(c *config) model.Options{
-	learners.GD: gdOptions, learners.SON: sonFamilyOptions, learners.Full: fullOptions,
-	learners.Softmax: softmaxOptions, learners.ADA: adaOptions, learners.Shampoo: shampooOptions,
-}
 
 var fmtFloat, fmtBool = learners.FormatFloat, learners.FormatBool
 
@@ -78,55 +68,28 @@ func chooseFamily(c *config) (*learners.Family, error) {
 	return defaultFamily, nil
 }
 
-// gdOptions are the first-order learner's model options.
-func gdOptions(c *config) model.Options {
-	adaptive, normalized := c.adaptive, c.normalized
-	if step := c.nasaStep(); !c.sgd && !c.adaptive && !c.normalized && (step == gd.StepSchedule || step == gd.StepNASA) {
-		adaptive, normalized = learners.DefaultAdaptive, learners.DefaultNormalized
+// settings are the learner settings of the command line.
+func settings(c *config) *learners.Settings {
+	s := &learners.Settings{
+		Bits: c.bits, Hash: c.hash, Ignore: c.ignore, Keep: c.keep, NoConstant: c.noConstant,
+		HashSeed: c.vw.hashSeed, Ngram: c.vw.ngram, Skips: c.vw.skips,
+		Loss: c.lossName, QuantileTau: c.tau, ExpectileQ: c.vw.expectileQ, Link: c.link,
+		Binary: c.binary, Probabilities: c.probabilities, OAA: c.oaa, Total: c.cluster.total, Classes: c.softmax,
+		Resume: c.initial != "", SGD: c.sgd, Adaptive: c.adaptive, Normalized: c.normalized,
+		LearningRate: c.eta, PowerT: c.powerT, InitialT: c.initialT, L1: c.vw.l1, L2: c.l2,
+		Step: c.nasaStep(), NasaC: c.nasa.c, NasaH: c.nasa.strongH, NasaL: c.nasa.L,
+		Dual: c.ada.dualAveraging, Mirror: c.ada.mirrorDescent, Delta: c.ada.delta,
+		SketchSize: c.sketchSize, Alpha: c.alpha, AlphaInverse: c.alphaInverse, Projection: c.projection,
+		Sigma: c.sigma, Eta0: c.eta0, EtaPower: c.etaPower, SketchScale: c.sketchScale, OjaRate: c.ojaRate,
+		FDGate: c.fdGate, Diag: c.diag, DiagSketch: c.diagSketch, Seed: c.seed,
+		Epsilon: c.ada.epsilon, ADAScale: c.ada.scale, ShampooExactLeft: c.shampoo.exactLeft,
+		Given: c.changed,
 	}
-	o := model.Options{
-		"adaptive": fmtBool(adaptive), "normalized": fmtBool(normalized),
-		"learning_rate": fmtFloat(c.eta), "power_t": fmtFloat(c.powerT),
-		"initial_t": fmtFloat(c.initialT), "l2": fmtFloat(c.l2), "l1": fmtFloat(c.vw.l1),
-		"delta": "0", "update": "mirror",
+	s.Interactions = append(append(append(s.Interactions, c.quadratic...), c.cubic...), c.interactions...)
+	if s.Step == gd.StepSAdaGrad {
+		s.NasaH = c.nasa.sadagradH
 	}
-	if c.ada.dualAveraging {
-		o["update"] = "dual" // ADA-DIAG's dual averaging (--adaptive alone)
-	}
-	if c.ada.delta != "auto" {
-		o["delta"] = c.ada.delta // validated: ADA-DIAG's δ (--adaptive alone)
-	}
-	for k, v := range nasaOptions(c) {
-		o[k] = v
-	}
-	return o
-}
-
-// sharedOptions returns the shared model options from the command line.
-func sharedOptions(c *config) model.Options {
-	var inter []string
-	inter = append(inter, c.quadratic...)
-	inter = append(inter, c.cubic...)
-	inter = append(inter, c.interactions...)
-	o := model.Options{
-		"bits":          strconv.Itoa(c.bits),
-		"hash":          c.hash,
-		"interactions":  strings.Join(inter, ","),
-		"ignore":        strings.Join(c.ignore, ""),
-		"keep":          strings.Join(c.keep, ""),
-		"noconstant":    fmtBool(c.noConstant),
-		"loss":          c.lossName,
-		"quantile_tau":  fmtFloat(c.tau),
-		"link":          c.link,
-		"binary":        fmtBool(c.binary),
-		"oaa":           strconv.Itoa(c.oaa),
-		"probabilities": fmtBool(c.probabilities),
-	}
-	for k, v := range vwSharedOptions(c) {
-		o[k] = v
-	}
-	for k, v := range clusterOptions(c) {
-		o[k] = v
-	}
-	return o
+	_, s.Sketch, _ = sonSelected(c)
+	s.ADA, _ = adaSelected(c)
+	return s
 }

@@ -3,12 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/sparseson/sparseson/engine"
 	"github.com/sparseson/sparseson/gd"
-	"github.com/sparseson/sparseson/learners"
-	"github.com/sparseson/sparseson/model"
 )
 
 // validateMulticlass checks --oaa, --softmax, --probabilities and
@@ -36,18 +33,4 @@ func (c *config) validateMulticlass() error {
 		}
 	}
 	return nil
-}
-
-// softmaxOptions are the softmax model's options.
-func softmaxOptions(c *config) model.Options {
-	adaptive, normalized := c.adaptive, c.normalized
-	if !c.sgd && !c.adaptive && !c.normalized {
-		adaptive, normalized = learners.DefaultAdaptive, learners.DefaultNormalized
-	}
-	return model.Options{
-		"classes": strconv.Itoa(c.softmax), "loss": "logistic",
-		"adaptive": fmtBool(adaptive), "normalized": fmtBool(normalized),
-		"learning_rate": fmtFloat(c.eta), "power_t": fmtFloat(c.powerT),
-		"initial_t": fmtFloat(c.initialT), "l2": fmtFloat(c.l2),
-	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/sparseson/sparseson/gd"
 	"github.com/sparseson/sparseson/learners"
-	"github.com/sparseson/sparseson/model"
 	"github.com/spf13/pflag"
 )
 
@@ -80,14 +79,4 @@ func (c *config) validateNASA() error {
 		return fmt.Errorf("--%s is a step size of the first-order learner; it does not apply to SON", chosen[0])
 	}
 	return nil
-}
-
-// nasaOptions are the gd family's model options for the step.
-func nasaOptions(c *config) model.Options {
-	step := c.nasaStep()
-	H := c.nasa.strongH
-	if step == gd.StepSAdaGrad {
-		H = c.nasa.sadagradH
-	}
-	return model.Options{"step": step.String(), "nasa_c": fmtFloat(c.nasa.c), "nasa_H": fmtFloat(H), "nasa_L": fmtFloat(c.nasa.L)}
 }

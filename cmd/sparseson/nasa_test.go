@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/sparseson/sparseson/learners"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -103,10 +104,7 @@ func TestModelWithoutStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := sharedOptions(c)
-	for k, v := range gdOptions(c) {
-		opts[k] = v
-	}
+	opts := learners.NewOptions(learners.GD, settings(c))
 	for _, k := range []string{"step", "nasa_c", "nasa_H", "nasa_L", "l1"} {
 		delete(opts, k)
 	}

@@ -145,7 +145,7 @@ func probeSelectors(seen map[string]bool) []string {
 // family and the family's model options (the shared ones — hashing, loss,
 // output — are not the learner's).
 func learnerSignature(c *config, fam *learners.Family) string {
-	o := familyOptions[fam](c)
+	o := fam.FamilyOptions(settings(c))
 	keys := make([]string, 0, len(o))
 	for k := range o {
 		keys = append(keys, k)

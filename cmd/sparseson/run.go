@@ -77,12 +77,7 @@ func runOptions(c *config, stored model.Options) (model.Options, error) {
 		return nil, usage(err)
 	}
 	if stored == nil {
-		o := sharedOptions(c)
-		for k, v := range familyOptions[fam](c) {
-			o[k] = v
-		}
-		o["learner"] = fam.Name
-		return o, nil
+		return learners.NewOptions(fam, settings(c)), nil
 	}
 	mfam := learners.Lookup(stored["learner"])
 	if mfam == nil {

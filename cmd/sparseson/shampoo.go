@@ -3,11 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/sparseson/sparseson/ada"
 	"github.com/sparseson/sparseson/learners"
-	"github.com/sparseson/sparseson/model"
 	"github.com/spf13/pflag"
 )
 
@@ -54,27 +52,4 @@ func (c *config) validateShampoo() error {
 		}
 	}
 	return nil
-}
-
-// shampooOptions are FTSL-Shampoo's model options.
-func shampooOptions(c *config) model.Options {
-	eta, tau, eps := learners.ShampooDefaultEta, learners.ShampooDefaultTau, learners.ShampooDefaultEpsilon
-	if c.changed("learning_rate") {
-		eta = c.eta
-	}
-	if c.changed("sketch_size") {
-		tau = c.sketchSize
-	}
-	if c.changed("epsilon") {
-		eps = c.ada.epsilon
-	}
-	o := model.Options{
-		"classes": strconv.Itoa(c.softmax), "loss": "logistic",
-		"learning_rate": fmtFloat(eta), "m": strconv.Itoa(tau), "epsilon": fmtFloat(eps),
-		"shampoo_exact_left": fmtBool(c.shampoo.exactLeft),
-	}
-	if c.ada.scale != "paper" {
-		o["ada_scale"] = c.ada.scale // absent: paper (shape.go)
-	}
-	return o
 }

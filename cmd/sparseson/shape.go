@@ -154,10 +154,7 @@ func familyFlags(row modelOption) []string {
 // mergeModelOptions checks the command line against a loaded model's
 // options and returns the options to run with.
 func mergeModelOptions(c *config, fam *learners.Family, stored model.Options) (model.Options, error) {
-	fromFlags := sharedOptions(c)
-	for k, v := range familyOptions[fam](c) {
-		fromFlags[k] = v
-	}
+	fromFlags := learners.NewOptions(fam, settings(c))
 	out := model.Options{}
 	for k, v := range stored {
 		out[k] = v

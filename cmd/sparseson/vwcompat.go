@@ -6,14 +6,12 @@ import (
 	"math"
 	"net"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/sparseson/sparseson/engine"
 	"github.com/sparseson/sparseson/gd"
 	"github.com/sparseson/sparseson/learners"
-	"github.com/sparseson/sparseson/model"
 	"github.com/spf13/pflag"
 )
 
@@ -195,7 +193,7 @@ func (c *config) validateVW() error {
 		}
 	}
 	if c.changed("ngram") || c.changed("skips") {
-		if _, err := learners.HashConfig(sharedOptions(c)); err != nil {
+		if _, err := learners.HashConfig(learners.NewOptions(learners.Default, settings(c))); err != nil {
 			return err
 		}
 	}
@@ -205,24 +203,6 @@ func (c *config) validateVW() error {
 // idleTimeout is --daemon_idle_timeout as a duration (0: none).
 func (v *vwFlags) idleTimeout() time.Duration {
 	return time.Duration(v.idleSecs * float64(time.Second))
-}
-
-// vwSharedOptions are the model options the flags above add to the shared
-// ones: hashing (the seed and the n-grams) and the expectile's q.
-func vwSharedOptions(c *config) model.Options {
-	o := model.Options{
-		"bits":      strconv.Itoa(c.bits),
-		"hash_seed": strconv.FormatUint(uint64(c.vw.hashSeed), 10),
-		"ngram":     strings.Join(c.vw.ngram, ","),
-		"skips":     strings.Join(c.vw.skips, ","),
-	}
-	switch c.lossName {
-	case "expectile":
-		o["expectile_q"] = fmtFloat(c.vw.expectileQ)
-	case "pinball", "absolute":
-		o["loss"] = "quantile" // VW's other names of the quantile loss
-	}
-	return o
 }
 
 // buildVersion is --version's text: the release's version, or the module

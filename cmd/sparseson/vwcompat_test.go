@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/sparseson/sparseson/learners"
 	"math"
 	"os"
 	"path/filepath"
@@ -435,10 +436,7 @@ func TestModelOptionTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts := sharedOptions(c)
-		for k, v := range familyOptions[fam](c) {
-			opts[k] = v
-		}
+		opts := learners.NewOptions(fam, settings(c))
 		for k := range opts {
 			tun, fix := slices.Contains(fam.Tunable, k), slices.Contains(fam.Fixed, k)
 			if !rows[k] && !tun && !fix {
