@@ -56,13 +56,13 @@ type Engine struct {
 	out     reduce.Output  // the stack's top: what each example runs through
 	rep     *reporter
 	preds   *predWriter
-	vwOut   // -r, --audit, --invert_hash (vwout.go)
+	vwOut   // Raw, Audit, InvertHash (vwout.go)
 
 	// A multiclass model (oaa K, softmax K); mc is nil for a scalar one.
 	classes int
 	oaa     bool
 	mc      sparse.Multiclass
-	probs   []float64 // class probabilities of the example (--probabilities)
+	probs   []float64 // class probabilities of the example (option probabilities)
 
 	binary             bool
 	labelMin, labelMax float64

@@ -206,7 +206,7 @@ func (e *Engine) finish(passes int, interrupted bool) error {
 		}
 	}
 	if c.Readable != "" {
-		if err := writeReadable(c.Readable, e.Options(), e.learner, nil, c.Version); err != nil {
+		if err := writeReadable(c.Readable, "readable model", e.Options(), e.learner, nil, c.Version); err != nil {
 			return err
 		}
 	}

@@ -93,7 +93,7 @@ func (e *Engine) openVWOutputs() error {
 // finishVWOutputs writes InvertHash and closes the other outputs.
 func (e *Engine) finishVWOutputs() error {
 	if e.invert != nil {
-		if err := writeReadable(e.cfg.InvertHash, e.Options(), e.learner, e.invert, e.cfg.Version); err != nil {
+		if err := writeReadable(e.cfg.InvertHash, e.cfg.name("InvertHash"), e.Options(), e.learner, e.invert, e.cfg.Version); err != nil {
 			return err
 		}
 	}
