@@ -108,22 +108,22 @@ const MaxTau = fd.MaxM
 // Validate checks the configuration.
 func (c Config) Validate() error {
 	if c.Bits < 1 || c.Bits > sparse.MaxBits {
-		return fmt.Errorf("-b %d out of range 1..%d", c.Bits, sparse.MaxBits)
+		return fmt.Errorf("Config.Bits %d out of range 1..%d", c.Bits, sparse.MaxBits)
 	}
 	if c.Tau < 1 || c.Tau > MaxTau {
-		return fmt.Errorf("sketch size τ (-m) = %d out of range 1..%d", c.Tau, MaxTau)
+		return fmt.Errorf("sketch size τ (Config.Tau) = %d out of range 1..%d", c.Tau, MaxTau)
 	}
 	if c.Precond != Delta && c.Precond != Escaped || c.Update != Mirror && c.Update != Dual || c.Buffer != Single && c.Buffer != Doubled {
 		return errors.New("ada: unknown preconditioner, update or buffer")
 	}
 	if !(c.Eta > 0) || math.IsInf(c.Eta, 0) {
-		return fmt.Errorf("learning rate η (-l) must be positive and finite, got %v", c.Eta)
+		return fmt.Errorf("learning rate η (Config.Eta) must be positive and finite, got %v", c.Eta)
 	}
 	if c.Precond == Delta && (!(c.Delta > 0) || math.IsInf(c.Delta, 0)) {
-		return fmt.Errorf("--delta must be positive and finite, got %v", c.Delta)
+		return fmt.Errorf("Config.Delta must be positive and finite, got %v", c.Delta)
 	}
 	if !(c.Epsilon >= 0) || math.IsInf(c.Epsilon, 0) {
-		return fmt.Errorf("--epsilon must be finite and ≥ 0, got %v", c.Epsilon)
+		return fmt.Errorf("Config.Epsilon must be finite and ≥ 0, got %v", c.Epsilon)
 	}
 	return nil
 }

@@ -69,16 +69,16 @@ func NewFull(cfg Config, l loss.Loss) (*Full, error) {
 
 func (c Config) validateFull() error {
 	if c.Bits < 1 || c.Bits > MaxFullBits {
-		return fmt.Errorf("ADA-FULL keeps a dense k×k eigenbasis: -b %d out of range 1..%d", c.Bits, MaxFullBits)
+		return fmt.Errorf("ADA-FULL keeps a dense k×k eigenbasis: Config.Bits %d out of range 1..%d", c.Bits, MaxFullBits)
 	}
 	if c.Precond != Delta || c.Update != Mirror && c.Update != Dual {
 		return errors.New("ada: ADA-FULL has the δ preconditioner and a mirror or dual update")
 	}
 	if !(c.Eta > 0) || math.IsInf(c.Eta, 0) {
-		return fmt.Errorf("learning rate η (-l) must be positive and finite, got %v", c.Eta)
+		return fmt.Errorf("learning rate η (Config.Eta) must be positive and finite, got %v", c.Eta)
 	}
 	if !(c.Delta >= 0) || math.IsInf(c.Delta, 0) {
-		return fmt.Errorf("--delta must be finite and ≥ 0 (0: pseudo-inverse), got %v", c.Delta)
+		return fmt.Errorf("Config.Delta must be finite and ≥ 0 (0: pseudo-inverse), got %v", c.Delta)
 	}
 	return nil
 }

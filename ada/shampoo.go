@@ -133,17 +133,17 @@ const MaxShampooClasses = 4096
 func (c ShampooConfig) Validate() error {
 	switch {
 	case c.Bits < 1 || c.Bits > sparse.MaxBits:
-		return fmt.Errorf("-b %d out of range 1..%d", c.Bits, sparse.MaxBits)
+		return fmt.Errorf("ShampooConfig.Bits %d out of range 1..%d", c.Bits, sparse.MaxBits)
 	case c.Classes < 2 || c.Classes > MaxShampooClasses:
 		return fmt.Errorf("FTSL-Shampoo: the number of classes must be in 2..%d, got %d", MaxShampooClasses, c.Classes)
 	case c.Tau < 1 || c.Tau > MaxTau:
-		return fmt.Errorf("FTSL-Shampoo: sketch size τ (-m) = %d out of range 1..%d", c.Tau, MaxTau)
+		return fmt.Errorf("FTSL-Shampoo: sketch size τ (ShampooConfig.Tau) = %d out of range 1..%d", c.Tau, MaxTau)
 	case c.LeftTau < 0 || c.LeftTau > MaxTau:
 		return fmt.Errorf("FTSL-Shampoo: left sketch size %d out of range 0..%d", c.LeftTau, MaxTau)
 	case !(c.Eta > 0) || math.IsInf(c.Eta, 0):
-		return fmt.Errorf("learning rate η (-l) must be positive and finite, got %v", c.Eta)
+		return fmt.Errorf("learning rate η (ShampooConfig.Eta) must be positive and finite, got %v", c.Eta)
 	case !(c.Epsilon > 0) || math.IsInf(c.Epsilon, 0):
-		return fmt.Errorf("FTSL-Shampoo needs ε > 0 (--epsilon) so that L and R are invertible; got %v", c.Epsilon)
+		return fmt.Errorf("FTSL-Shampoo needs ε > 0 (ShampooConfig.Epsilon) so that L and R are invertible; got %v", c.Epsilon)
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ func (cfg *Config) checkDual() error {
 		return nil
 	}
 	if !cfg.Adaptive || cfg.Normalized || cfg.Step != StepSchedule || cfg.L1 > 0 || cfg.L2 > 0 {
-		return errors.New("dual averaging is ADA-DIAG's: it needs --adaptive alone (no --normalized, NASA steps, --l1 or --l2)")
+		return errors.New("Config.Dual: dual averaging is ADA-DIAG's: it needs Config.Adaptive alone (no Config.Normalized, NASA steps, Config.L1 or Config.L2)")
 	}
 	return nil
 }

@@ -82,16 +82,16 @@ type GD struct {
 // New returns an untrained learner.
 func New(cfg Config, l loss.Loss) (*GD, error) {
 	if cfg.Bits < 1 || cfg.Bits > sparse.MaxBits {
-		return nil, fmt.Errorf("-b %d out of range 1..%d", cfg.Bits, sparse.MaxBits)
+		return nil, fmt.Errorf("Config.Bits %d out of range 1..%d", cfg.Bits, sparse.MaxBits)
 	}
 	if !(cfg.Eta > 0) || math.IsInf(cfg.Eta, 0) {
-		return nil, fmt.Errorf("learning rate -l must be positive and finite, got %v", cfg.Eta)
+		return nil, fmt.Errorf("Config.Eta, the learning rate, must be positive and finite, got %v", cfg.Eta)
 	}
 	if cfg.PowerT < 0 || cfg.InitialT < 0 || cfg.L2 < 0 {
-		return nil, fmt.Errorf("--power_t, --initial_t and --l2 must be ≥ 0")
+		return nil, fmt.Errorf("Config.PowerT, Config.InitialT and Config.L2 must be ≥ 0")
 	}
 	if !(cfg.Delta >= 0) || math.IsInf(cfg.Delta, 0) {
-		return nil, fmt.Errorf("AdaGrad's δ (--delta) must be finite and ≥ 0, got %v", cfg.Delta)
+		return nil, fmt.Errorf("AdaGrad's δ (Config.Delta) must be finite and ≥ 0, got %v", cfg.Delta)
 	}
 	if err := cfg.checkStep(); err != nil {
 		return nil, err

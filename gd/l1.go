@@ -36,9 +36,9 @@ func trunc(w, g float64) float64 {
 func (cfg *Config) checkL1() error {
 	switch {
 	case cfg.L1 < 0 || math.IsInf(cfg.L1, 0) || math.IsNaN(cfg.L1):
-		return fmt.Errorf("--l1 must be ≥ 0 and finite, got %v", cfg.L1)
+		return fmt.Errorf("Config.L1 must be ≥ 0 and finite, got %v", cfg.L1)
 	case cfg.L1 > 0 && cfg.Step != StepSchedule:
-		return fmt.Errorf("--l1 (truncated gradient) works with the --sgd, --adaptive and --normalized steps, not with %s", cfg.Step)
+		return fmt.Errorf("Config.L1 (truncated gradient) works with the plain, adaptive and normalized steps (Config.Step schedule), not with %s", cfg.Step)
 	}
 	return nil
 }

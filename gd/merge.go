@@ -61,7 +61,7 @@ func (g *GD) mergeParts(a *sparse.MergeArgs) (parts []*GD, tabs []*sparse.Table,
 		return nil, nil, nil, errors.New("merge: the receiving learner is not new")
 	}
 	if g.cfg.Step != StepSchedule {
-		return nil, nil, nil, fmt.Errorf("models trained with %s steps cannot be merged: their per-feature state is a running mean, not a sum; train the shards with the AdaGrad, normalized or --sgd updates", g.cfg.Step)
+		return nil, nil, nil, fmt.Errorf("models trained with %s steps cannot be merged: their per-feature state is a running mean, not a sum; train the shards with the AdaGrad, normalized or plain gradient descent updates", g.cfg.Step)
 	}
 	if len(a.Parts) == 0 {
 		return nil, nil, nil, errors.New("merge: no models to merge")

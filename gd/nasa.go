@@ -126,7 +126,7 @@ func (cfg *Config) checkStep() error {
 		return nil
 	case StepNASA:
 		if !pos(cfg.NasaC) {
-			return fmt.Errorf("--nasa_c must be positive and finite, got %v", cfg.NasaC)
+			return fmt.Errorf("Config.NasaC must be positive and finite, got %v", cfg.NasaC)
 		}
 	case StepNASAStrong, StepSAdaGrad:
 		if !pos(cfg.NasaH) {
@@ -134,10 +134,10 @@ func (cfg *Config) checkStep() error {
 		}
 	case StepNASAAccel:
 		if !pos(cfg.NasaC) {
-			return fmt.Errorf("--nasa_c must be positive and finite, got %v", cfg.NasaC)
+			return fmt.Errorf("Config.NasaC must be positive and finite, got %v", cfg.NasaC)
 		}
 		if !pos(cfg.NasaL) {
-			return fmt.Errorf("--nasa_accel needs the smoothness constant --nasa_L > 0 (it cannot be estimated online), got %v", cfg.NasaL)
+			return fmt.Errorf("the accelerated NASA step needs the smoothness constant Config.NasaL > 0 (it cannot be estimated online), got %v", cfg.NasaL)
 		}
 	case StepScalarAdaGrad:
 	default:
@@ -147,7 +147,7 @@ func (cfg *Config) checkStep() error {
 		return nil // per feature, with or without Normalized
 	}
 	if cfg.Adaptive || cfg.Normalized {
-		return fmt.Errorf("the %s step is a scalar step of plain gradient descent: it excludes --adaptive and --normalized", cfg.Step)
+		return fmt.Errorf("the %s step is a scalar step of plain gradient descent: it excludes Config.Adaptive and Config.Normalized", cfg.Step)
 	}
 	return nil
 }

@@ -63,19 +63,19 @@ func (m *Softmax) stride() int {
 // learner's Config (Step must be the default schedule).
 func NewSoftmax(cfg Config, k int) (*Softmax, error) {
 	if cfg.Bits < 1 || cfg.Bits > sparse.MaxBits {
-		return nil, fmt.Errorf("-b %d out of range 1..%d", cfg.Bits, sparse.MaxBits)
+		return nil, fmt.Errorf("Config.Bits %d out of range 1..%d", cfg.Bits, sparse.MaxBits)
 	}
 	if k < 2 || k > MaxClasses {
-		return nil, fmt.Errorf("--softmax %d: the number of classes must be in 2..%d", k, MaxClasses)
+		return nil, fmt.Errorf("NewSoftmax: %d classes: the number of classes must be in 2..%d", k, MaxClasses)
 	}
 	if !(cfg.Eta > 0) || math.IsInf(cfg.Eta, 0) {
-		return nil, fmt.Errorf("learning rate -l must be positive and finite, got %v", cfg.Eta)
+		return nil, fmt.Errorf("Config.Eta, the learning rate, must be positive and finite, got %v", cfg.Eta)
 	}
 	if cfg.PowerT < 0 || cfg.InitialT < 0 || cfg.L2 < 0 {
-		return nil, errors.New("--power_t, --initial_t and --l2 must be ≥ 0")
+		return nil, errors.New("Config.PowerT, Config.InitialT and Config.L2 must be ≥ 0")
 	}
 	if cfg.Step != StepSchedule {
-		return nil, errors.New("--softmax takes the AdaGrad, normalized or plain gradient steps, not NASA's")
+		return nil, errors.New("the softmax model takes the AdaGrad, normalized or plain gradient steps (Config.Step schedule), not NASA's")
 	}
 	m := &Softmax{cfg: cfg, k: k, scale: 1, t: cfg.InitialT,
 		s: make([]float64, k), p: make([]float64, k), c: make([]float64, k)}

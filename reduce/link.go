@@ -26,7 +26,7 @@ func LinkNamed(o Output, name string) (Output, error) {
 	case "poisson":
 		return &link{Output: o, f: math.Exp}, nil
 	}
-	return nil, fmt.Errorf("--link %q: want identity, logistic, glf1 or poisson", name)
+	return nil, fmt.Errorf("LinkNamed: link %q: want identity, logistic, glf1 or poisson", name)
 }
 
 func logistic(p float64) float64 { return 1 / (1 + math.Exp(-p)) }

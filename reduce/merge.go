@@ -16,7 +16,7 @@ import (
 // be renumbered or merged are refused with the base's reason.
 func (o *OAA) Merge(a *sparse.MergeArgs) error {
 	if o.ids.Len() != 0 {
-		return errors.New("merge: the receiving --oaa model is not new")
+		return errors.New("merge: the receiving OAA model is not new")
 	}
 	if len(a.Parts) == 0 {
 		return errors.New("merge: no models to merge")
@@ -26,7 +26,7 @@ func (o *OAA) Merge(a *sparse.MergeArgs) error {
 	for i, l := range a.Parts {
 		p, ok := l.(*OAA)
 		if !ok || len(p.bases) != k {
-			return fmt.Errorf("model %d: not an --oaa %d model (%T)", i+1, k, l)
+			return fmt.Errorf("model %d: not an OAA model of %d classes (%T)", i+1, k, l)
 		}
 		parts = append(parts, p)
 	}
@@ -34,7 +34,7 @@ func (o *OAA) Merge(a *sparse.MergeArgs) error {
 	if a.Base != nil {
 		b, ok := a.Base.(*OAA)
 		if !ok || len(b.bases) != k {
-			return fmt.Errorf("base model: not an --oaa %d model (%T)", k, a.Base)
+			return fmt.Errorf("base model: not an OAA model of %d classes (%T)", k, a.Base)
 		}
 		base = b
 	}

@@ -71,10 +71,10 @@ func NewOAA(k int, bits uint, newBase Factory) (*OAA, error) {
 
 func newOAA(k int, bits uint) (*OAA, error) {
 	if k < 2 {
-		return nil, fmt.Errorf("--oaa %d: need at least 2 classes", k)
+		return nil, fmt.Errorf("NewOAA: %d classes: need at least 2", k)
 	}
 	if bits < 1 || bits > sparse.MaxBits {
-		return nil, fmt.Errorf("-b %d out of range 1..%d", bits, sparse.MaxBits)
+		return nil, fmt.Errorf("NewOAA: bits %d out of range 1..%d", bits, sparse.MaxBits)
 	}
 	core := &oaaCore{bases: make([]sparse.Learner, k), scores: make([]float64, k)}
 	o := &OAA{bases: core.bases, scores: core.scores, ids: sparse.NewTable(bits, 0)}

@@ -2,14 +2,12 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/spf13/pflag"
 )
 
 // clusterFlags are VW's cluster options that mean something to sharded
-// training with `sparseson merge` (README, "Training on more than one
-// machine"). sparseson has no cluster code: --total tells a learner that
+// training with `sparseson merge` (docs/scaling.md). sparseson has no cluster code: --total tells a learner that
 // the data it sees is one of K equal shards of the stream, and --node is
 // accepted, checked and otherwise ignored.
 type clusterFlags struct {
@@ -43,10 +41,4 @@ func (c *config) validateCluster() error {
 		return fmt.Errorf("--node %d: must be in 0..%d (--total %d)", k.node, k.total-1, k.total)
 	}
 	return nil
-}
-
-// clusterOptions is the model option of --total (shape.go: a run option
-// that a resumed run may change, and that merge requires to agree).
-func clusterOptions(c *config) map[string]string {
-	return map[string]string{"total": strconv.Itoa(c.cluster.total)}
 }

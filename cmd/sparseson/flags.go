@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/sparseson/sparseson/fd"
 	"github.com/spf13/pflag"
@@ -76,7 +75,7 @@ type config struct {
 	sgd        bool
 	adaptive   bool
 	normalized bool
-	nasa       nasaFlags // seed 001 step sizes (nasa.go)
+	nasa       nasaFlags // Ouyang & Gray (KDD 2012) step sizes (nasa.go)
 
 	// sketched second-order learners (SON)
 	sketchSize   int
@@ -121,7 +120,7 @@ var flagGroups = []struct {
 	{"Loss and prediction", []string{"loss_function", "quantile_tau", "binary", "link"}},
 	{"Multiclass (labels 1..K)", []string{"oaa", "softmax", "shampoo", "shampoo_exact_left", "probabilities", "max_memory"}},
 	{"First-order learner (default: AdaGrad)", []string{"learning_rate", "power_t", "initial_t", "l2", "sgd", "adaptive", "normalized"}},
-	{"NASA step sizes of plain gradient descent (seed 001)", []string{"nasa", "nasa_c", "nasa_strong", "nasa_accel", "nasa_L", "scalar_adagrad", "sadagrad"}},
+	{"NASA step sizes of plain gradient descent (Ouyang & Gray (KDD 2012))", []string{"nasa", "nasa_c", "nasa_strong", "nasa_accel", "nasa_L", "scalar_adagrad", "sadagrad"}},
 	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "fd_gate", "diag", "diag_sketch", "sketch_report"}},
 	{"FD-adaptive learners (Wan & Zhang, TPAMI 2022; Yang et al., ICML 2025): τ is -m (default 20 for these), η is -l (default ¼ for ADA-FD/FFD/FULL, ½ for the others)", append(append([]string{}, adaFlagNames...), "dual_averaging", "mirror_descent", "delta", "epsilon", "ada_scale")},
 }
@@ -134,79 +133,15 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	help := fs.BoolP("help", "h", false, "print this help and exit")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 
-	fs.StringArrayVarP(&c.data, "data", "d", nil, "input file (repeatable; '-' = stdin); also positional arguments; none = stdin")
-	fs.StringVar(&c.format, "format", "auto", "input format: auto, vw or libsvm (auto sniffs each input from its first line with a '|' or index:value tokens)")
-	fs.BoolVarP(&c.testOnly, "testonly", "t", false, "ignore labels for learning: predict only")
-	fs.StringVarP(&c.initial, "initial_regressor", "i", "", "load the model from this file")
-	fs.StringVarP(&c.final, "final_regressor", "f", "", "save the model to this file (atomically; see Outputs below)")
-	fs.StringVarP(&c.predictions, "predictions", "p", "", "write one prediction per example to this file ('-' or /dev/stdout for stdout)")
-	fs.StringVar(&c.readable, "readable_model", "", "write the model as text (slot:weight) to this file")
-	fs.BoolVar(&c.quiet, "quiet", false, "no progress table or summary on stderr")
-	fs.StringVarP(&c.progress, "progress", "P", "2.0", "progress table schedule: an integer adds, a number with '.' multiplies")
-	fs.BoolVar(&c.strict, "strict", false, "stop at the first malformed line instead of skipping it")
-	fs.BoolVar(&c.saveOnSignal, "save_on_signal", true, "on SIGINT or SIGTERM stop training at an example boundary and still write -f and the other outputs (exit status 128 + the signal); a second signal stops at once. --save_on_signal=false: stop at once, writing nothing (the previous model file stays intact either way)")
-	fs.StringVar(&c.profile, "profile", "", "write a cpu, mem or trace profile (cpu.pprof, mem.pprof, trace.out; github.com/pkg/profile) into --profile_path; flushed on a --save_on_signal stop too (go tool pprof -top sparseson cpu.pprof)")
-	fs.StringVar(&c.profilePath, "profile_path", ".", "directory --profile writes into")
-
-	fs.IntVarP(&c.bits, "bit_precision", "b", 18, "hash space of 2^b feature slots (1..30)")
-	fs.StringArrayVarP(&c.quadratic, "quadratic", "q", nil, "pair the namespaces starting with these two characters (':' = any), repeatable")
-	fs.StringArrayVar(&c.cubic, "cubic", nil, "triple interaction of namespaces, repeatable")
-	fs.StringArrayVar(&c.interactions, "interactions", nil, "interaction of any order, e.g. abc, repeatable")
-	fs.StringArrayVar(&c.ignore, "ignore", nil, "drop the namespaces starting with these characters")
-	fs.StringArrayVar(&c.keep, "keep", nil, "keep only the namespaces starting with these characters")
-	fs.BoolVar(&c.noConstant, "noconstant", false, "do not add the constant feature")
-	fs.StringVar(&c.hash, "hash", "strings", "strings: all-digit names are their own hash (VW's default); all: hash every name")
-
-	fs.IntVar(&c.passes, "passes", 1, "number of passes over the data (needs a cache: -c or --cache_file)")
-	fs.BoolVarP(&c.cache, "cache", "c", false, "use a binary example cache named after the first data file (+ .cache)")
-	fs.StringVar(&c.cacheFile, "cache_file", "", "use this binary example cache")
-	fs.BoolVarP(&c.killCache, "kill_cache", "k", false, "rebuild the cache even if a valid one exists")
-	fs.BoolVar(&c.holdoutOff, "holdout_off", false, "with --passes > 1, train on every example (no holdout)")
-	fs.IntVar(&c.holdoutPeriod, "holdout_period", 10, "with --passes > 1, hold out every N-th example")
-	fs.IntVar(&c.earlyTerminate, "early_terminate", 3, "stop after N passes without holdout improvement")
-	fs.Uint64Var(&c.seed, "random_seed", 0, "seed for every random choice (results are deterministic per seed)")
-
-	fs.StringVar(&c.lossName, "loss_function", "squared", "squared, classic, logistic, hinge, quantile (or pinball, absolute), expectile or poisson")
-	fs.Float64Var(&c.tau, "quantile_tau", 0.5, "τ of the quantile loss")
-	fs.BoolVar(&c.binary, "binary", false, "report sign(prediction) as ±1 and 0/1 loss")
-	fs.StringVar(&c.link, "link", "identity", "prediction link: identity, logistic (1/(1+e^−p)), glf1 (2/(1+e^−p) − 1) or poisson (e^p)")
-	fs.IntVar(&c.oaa, "oaa", 0, "one-against-all with K classes: K binary learners of the chosen kind (any learner flags), each its own state; predicts the class with the highest score")
-	fs.IntVar(&c.softmax, "softmax", 0, "multinomial logistic regression with K classes: one K×d model on the softmax loss, with the first-order update flags (default AdaGrad, normalized)")
-	fs.BoolVar(&c.probabilities, "probabilities", false, "with --oaa (logistic loss) or --softmax: -p writes the K class probabilities per line, 1:p1 2:p2 … (VW's format), and the summary the average multiclass log loss")
-	fs.StringVar(&c.maxMemory, "max_memory", "", "refuse to start when the model's estimated memory (if the data used every slot) exceeds this (bytes, or with a K, M, G or T suffix); default: half the machine's RAM for a multiclass model, no limit for a binary one")
-
-	fs.Float64VarP(&c.eta, "learning_rate", "l", 0.5, "learning rate (SON with --diag_sketch scaled: the step multiplier, default 5; FD-adaptive learners: η, default ¼ or ½)")
-	fs.Float64Var(&c.powerT, "power_t", 0.5, "learning-rate decay exponent")
-	fs.Float64Var(&c.initialT, "initial_t", 0, "initial value of the time counter")
-	fs.Float64Var(&c.l2, "l2", 0, "L2 regularization")
-	fs.BoolVar(&c.sgd, "sgd", false, "plain online gradient descent (no adaptive or normalized rates)")
-	fs.BoolVar(&c.adaptive, "adaptive", false, "per-feature AdaGrad rates; alone (no --normalized) it is ADA-DIAG (Duchi, Hazan & Singer 2011; seed 000 Eq. 2): β −= η(δI + diag(Σggᵀ)^{1/2})⁻¹g with δ = --delta (default 0), and with --dual_averaging its primal-dual form β = −η(δI + diag(Σggᵀ)^{1/2})⁻¹Σg")
-	fs.BoolVar(&c.normalized, "normalized", false, "per-feature scale-invariant updates")
-	addNASAFlags(fs, &c.nasa)
-
-	fs.IntVarP(&c.sketchSize, "sketch_size", "m", 10, "sketch size m of a SON learner (0 = no sketch: the scale-invariant first-order step); -m alone selects Oja-SON")
-	fs.BoolVar(&c.oja, "oja", false, "Oja-SON: sketch with Oja's algorithm (seed 004 Alg. 3–5)")
-	fs.BoolVar(&c.rp, "rp", false, "RP-SON: Gaussian random-projection sketch (seed 004 §3), seeded by --random_seed")
-	fs.BoolVar(&c.fdSketch, "fd", false, "FD-SON: Frequent Directions sketch (seed 004 Alg. 2)")
-	fs.BoolVar(&c.fdFast, "fd_fast", false, "FD-SON with the doubled-buffer fast FD (seed 002 Alg. 4–6)")
-	fs.BoolVar(&c.rfd, "rfd", false, "RFD-SON: Robust FD (seed 002): α grows by half of each eigenvalue FD discards, on top of the scaled form's α₀; with --diag_sketch paper or --diag=false and no --alpha, α starts at 0 (RFD₀) and C = 1")
-	fs.BoolVar(&c.rfdFast, "rfd_fast", false, "RFD-SON with the doubled buffer")
-	fs.BoolVar(&c.full, "full", false, "full ONS (seed 004 Eq. 1–2): exact dense d×d A_t, for -b ≤ 12; the reference for small data")
-	fs.Float64Var(&c.alpha, "alpha", defaultAlpha, "α of A_t = αI + SᵀS, the regulariser outside the sketch. Default: from the data with --diag_sketch scaled (α₀ = ρ + ¼·(features seen per example)², relative to the pre-scaled curvature whose diagonal is ≈ 1); 2 with --diag_sketch paper or --diag=false")
-	fs.Float64Var(&c.alphaInverse, "alpha_inverse", 0, "set α = 1/value (VW's OjaNewton option)")
-	fs.Float64Var(&c.projection, "projection", defaultProjection, "C: project w onto |w·x| ≤ C before predicting (Lemma 1); inf turns it off")
-	fs.StringVar(&c.sigma, "sigma", "auto", "σ of the to-sketch scale √(σ+η_t); auto: 1/(8C²) for squared loss with finite C (seed 004 Assumption 2), else 0")
-	fs.Float64Var(&c.eta0, "eta0", defaultEta0, "η_t = eta0·t^−eta_power in the to-sketch scale √(σ+η_t)")
-	fs.Float64Var(&c.etaPower, "eta_power", 0.5, "decay exponent of η_t: ½ as seed 004; seed 002 runs RFD-SON with 1 (η_t = 1/t)")
-	fs.Float64Var(&c.sketchScale, "sketch_scale", 0, "use this constant instead of √(σ+η_t) (VW's OjaNewton uses 0.5)")
-	fs.Float64Var(&c.ojaRate, "oja_rate", 1, "Oja step Γ_t = min(rate/t, 1) (the paper's 1/t is 1; VW uses 2)")
-	fs.Float64Var(&c.fdGate, "fd_gate", fd.DefaultGate, "ε of the gated FD (--fd, --rfd): where the shrunk sketch cannot be absorbed into Z's rows, drop the kept direction leaning most on the gradient with eigenvalue E′ < ε·α instead of adding a row (the regret bound gains Σ E′/α < ε per drop, over 2(σ+η); --sketch_report prints the sum); acts once the features seen reach 100·m; 0 = exact FD")
-	fs.BoolVar(&c.diag, "diag", true, "diagonal pre-scaling: learn on D^{-1/2}x with D = 0.1 + Σ g² (seed 004 §5.2); --diag=false for the plain, linearly invariant SON")
-	fs.StringVar(&c.diagSketch, "diag_sketch", "scaled", "with --diag: scaled = sketch the current pre-scaled curvature, α from the data, ONS step with rate -l (default 5; README); paper = seed 004 §5.2 as written (σ, eta0, eta_power, sketch_scale apply)")
-	fs.BoolVar(&c.sketchReport, "sketch_report", false, "print the sketch's eigenvalue estimates and the share of Σ‖ĝ‖² they capture")
+	addIOFlags(fs, c)
+	addHashFlags(fs, c)
+	addPassFlags(fs, c)
+	addLossFlags(fs, c)
+	addFirstOrderFlags(fs, c)
+	addSketchFlags(fs, c)
 	addADAFlags(fs, &c.ada)
 	addShampooFlags(fs, &c.shampoo)
-	addVWFlags(fs, c)
+	addVWFlags(fs, c) // states the ranges in the help of the flags above
 	addClusterFlags(fs, &c.cluster)
 
 	if err := fs.Parse(args); err != nil {
@@ -233,26 +168,135 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	return c, c.validate()
 }
 
+// addIOFlags defines the input and output flags.
+func addIOFlags(fs *pflag.FlagSet, c *config) {
+	fs.StringArrayVarP(&c.data, "data", "d", nil, "input file (repeatable; '-' = stdin); also positional arguments; none = stdin")
+	fs.StringVar(&c.format, "format", "auto", "input format: auto, vw or libsvm (auto sniffs each input from its first line with a '|' or index:value tokens)")
+	fs.BoolVarP(&c.testOnly, "testonly", "t", false, "ignore labels for learning: predict only")
+	fs.StringVarP(&c.initial, "initial_regressor", "i", "", "load the model from this file")
+	fs.StringVarP(&c.final, "final_regressor", "f", "", "save the model to this file (atomically; see Outputs below)")
+	fs.StringVarP(&c.predictions, "predictions", "p", "", "write one prediction per example to this file ('-' or /dev/stdout for stdout)")
+	fs.StringVar(&c.readable, "readable_model", "", "write the model as text (slot:weight) to this file")
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress table or summary on stderr")
+	fs.StringVarP(&c.progress, "progress", "P", "2.0", "progress table schedule: an integer adds, a number with '.' multiplies")
+	fs.BoolVar(&c.strict, "strict", false, "stop at the first malformed line instead of skipping it")
+	fs.BoolVar(&c.saveOnSignal, "save_on_signal", true, "on SIGINT or SIGTERM stop training at an example boundary and still write -f and the other outputs (exit status 128 + the signal); a second signal stops at once. --save_on_signal=false: stop at once, writing nothing (the previous model file stays intact either way)")
+	fs.StringVar(&c.profile, "profile", "", "write a cpu, mem or trace profile (cpu.pprof, mem.pprof, trace.out; github.com/pkg/profile) into --profile_path; flushed on a --save_on_signal stop too (go tool pprof -top sparseson cpu.pprof)")
+	fs.StringVar(&c.profilePath, "profile_path", ".", "directory --profile writes into")
+}
+
+// addHashFlags defines the hashing flags.
+func addHashFlags(fs *pflag.FlagSet, c *config) {
+	fs.IntVarP(&c.bits, "bit_precision", "b", 18, "hash space of 2^b feature slots (1..30)")
+	fs.StringArrayVarP(&c.quadratic, "quadratic", "q", nil, "pair the namespaces starting with these two characters (':' = any), repeatable")
+	fs.StringArrayVar(&c.cubic, "cubic", nil, "triple interaction of namespaces, repeatable")
+	fs.StringArrayVar(&c.interactions, "interactions", nil, "interaction of any order, e.g. abc, repeatable")
+	fs.StringArrayVar(&c.ignore, "ignore", nil, "drop the namespaces starting with these characters")
+	fs.StringArrayVar(&c.keep, "keep", nil, "keep only the namespaces starting with these characters")
+	fs.BoolVar(&c.noConstant, "noconstant", false, "do not add the constant feature")
+	fs.StringVar(&c.hash, "hash", "strings", "strings: all-digit names are their own hash (VW's default); all: hash every name")
+}
+
+// addPassFlags defines the flags of the passes.
+func addPassFlags(fs *pflag.FlagSet, c *config) {
+	fs.IntVar(&c.passes, "passes", 1, "number of passes over the data (needs a cache: -c or --cache_file)")
+	fs.BoolVarP(&c.cache, "cache", "c", false, "use a binary example cache named after the first data file (+ .cache)")
+	fs.StringVar(&c.cacheFile, "cache_file", "", "use this binary example cache")
+	fs.BoolVarP(&c.killCache, "kill_cache", "k", false, "rebuild the cache even if a valid one exists")
+	fs.BoolVar(&c.holdoutOff, "holdout_off", false, "with --passes > 1, train on every example (no holdout)")
+	fs.IntVar(&c.holdoutPeriod, "holdout_period", 10, "with --passes > 1, hold out every N-th example")
+	fs.IntVar(&c.earlyTerminate, "early_terminate", 3, "stop after N passes without holdout improvement")
+	fs.Uint64Var(&c.seed, "random_seed", 0, "seed for every random choice (results are deterministic per seed)")
+}
+
+// addLossFlags defines the loss, prediction and multiclass flags.
+func addLossFlags(fs *pflag.FlagSet, c *config) {
+	fs.StringVar(&c.lossName, "loss_function", "squared", "squared, classic, logistic, hinge, quantile (or pinball, absolute), expectile or poisson")
+	fs.Float64Var(&c.tau, "quantile_tau", 0.5, "τ of the quantile loss")
+	fs.BoolVar(&c.binary, "binary", false, "report sign(prediction) as ±1 and 0/1 loss")
+	fs.StringVar(&c.link, "link", "identity", "prediction link: identity, logistic (1/(1+e^−p)), glf1 (2/(1+e^−p) − 1) or poisson (e^p)")
+	fs.IntVar(&c.oaa, "oaa", 0, "one-against-all with K classes: K binary learners of the chosen kind (any learner flags), each its own state; predicts the class with the highest score")
+	fs.IntVar(&c.softmax, "softmax", 0, "multinomial logistic regression with K classes: one K×d model on the softmax loss, with the first-order update flags (default AdaGrad, normalized)")
+	fs.BoolVar(&c.probabilities, "probabilities", false, "with --oaa (logistic loss) or --softmax: -p writes the K class probabilities per line, 1:p1 2:p2 … (VW's format), and the summary the average multiclass log loss")
+	fs.StringVar(&c.maxMemory, "max_memory", "", "refuse to start when the model's estimated memory (if the data used every slot) exceeds this (bytes, or with a K, M, G or T suffix); default: half the machine's RAM for a multiclass model, no limit for a binary one")
+}
+
+// addFirstOrderFlags defines the first-order learner's flags.
+func addFirstOrderFlags(fs *pflag.FlagSet, c *config) {
+	fs.Float64VarP(&c.eta, "learning_rate", "l", 0.5, "learning rate (SON with --diag_sketch scaled: the step multiplier, default 5; FD-adaptive learners: η, default ¼ or ½)")
+	fs.Float64Var(&c.powerT, "power_t", 0.5, "learning-rate decay exponent")
+	fs.Float64Var(&c.initialT, "initial_t", 0, "initial value of the time counter")
+	fs.Float64Var(&c.l2, "l2", 0, "L2 regularization")
+	fs.BoolVar(&c.sgd, "sgd", false, "plain online gradient descent (no adaptive or normalized rates)")
+	fs.BoolVar(&c.adaptive, "adaptive", false, "per-feature AdaGrad rates; alone (no --normalized) it is ADA-DIAG (Duchi, Hazan & Singer 2011; Wan & Zhang (TPAMI 2022), Eq. 2): β −= η(δI + diag(Σggᵀ)^{1/2})⁻¹g with δ = --delta (default 0), and with --dual_averaging its primal-dual form β = −η(δI + diag(Σggᵀ)^{1/2})⁻¹Σg")
+	fs.BoolVar(&c.normalized, "normalized", false, "per-feature scale-invariant updates")
+	addNASAFlags(fs, &c.nasa)
+}
+
+// addSketchFlags defines the flags of the sketched learners.
+func addSketchFlags(fs *pflag.FlagSet, c *config) {
+	fs.IntVarP(&c.sketchSize, "sketch_size", "m", 10, "sketch size m of a SON learner (0 = no sketch: the scale-invariant first-order step); -m alone selects Oja-SON")
+	fs.BoolVar(&c.oja, "oja", false, "Oja-SON: sketch with Oja's algorithm (Luo et al. (NIPS 2016), Alg. 3–5)")
+	fs.BoolVar(&c.rp, "rp", false, "RP-SON: Gaussian random-projection sketch (Luo et al. (NIPS 2016), §3), seeded by --random_seed")
+	fs.BoolVar(&c.fdSketch, "fd", false, "FD-SON: Frequent Directions sketch (Luo et al. (NIPS 2016), Alg. 2)")
+	fs.BoolVar(&c.fdFast, "fd_fast", false, "FD-SON with the doubled-buffer fast FD (Luo et al. (JMLR 2019), Alg. 4–6)")
+	fs.BoolVar(&c.rfd, "rfd", false, "RFD-SON: Robust FD (Luo et al. (JMLR 2019)): α grows by half of each eigenvalue FD discards, on top of the scaled form's α₀; with --diag_sketch paper or --diag=false and no --alpha, α starts at 0 (RFD₀) and C = 1")
+	fs.BoolVar(&c.rfdFast, "rfd_fast", false, "RFD-SON with the doubled buffer")
+	fs.BoolVar(&c.full, "full", false, "full ONS (Luo et al. (NIPS 2016), Eq. 1–2): exact dense d×d A_t, for -b ≤ 12; the reference for small data")
+	fs.Float64Var(&c.alpha, "alpha", defaultAlpha, "α of A_t = αI + SᵀS, the regulariser outside the sketch. Default: from the data with --diag_sketch scaled (α₀ = ρ + ¼·(features seen per example)², relative to the pre-scaled curvature whose diagonal is ≈ 1); 2 with --diag_sketch paper or --diag=false")
+	fs.Float64Var(&c.alphaInverse, "alpha_inverse", 0, "set α = 1/value (VW's OjaNewton option)")
+	fs.Float64Var(&c.projection, "projection", defaultProjection, "C: project w onto |w·x| ≤ C before predicting (Lemma 1); inf turns it off")
+	fs.StringVar(&c.sigma, "sigma", "auto", "σ of the to-sketch scale √(σ+η_t); auto: 1/(8C²) for squared loss with finite C (Luo et al. (NIPS 2016), Assumption 2), else 0")
+	fs.Float64Var(&c.eta0, "eta0", defaultEta0, "η_t = eta0·t^−eta_power in the to-sketch scale √(σ+η_t)")
+	fs.Float64Var(&c.etaPower, "eta_power", 0.5, "decay exponent of η_t: ½ as Luo et al. (NIPS 2016); Luo et al. (JMLR 2019) runs RFD-SON with 1 (η_t = 1/t)")
+	fs.Float64Var(&c.sketchScale, "sketch_scale", 0, "use this constant instead of √(σ+η_t) (VW's OjaNewton uses 0.5)")
+	fs.Float64Var(&c.ojaRate, "oja_rate", 1, "Oja step Γ_t = min(rate/t, 1) (the paper's 1/t is 1; VW uses 2)")
+	fs.Float64Var(&c.fdGate, "fd_gate", fd.DefaultGate, "ε of the gated FD (--fd, --rfd): where the shrunk sketch cannot be absorbed into Z's rows, drop the kept direction leaning most on the gradient with eigenvalue E′ < ε·α instead of adding a row (the regret bound gains Σ E′/α < ε per drop, over 2(σ+η); --sketch_report prints the sum); acts once the features seen reach 100·m; 0 = exact FD")
+	fs.BoolVar(&c.diag, "diag", true, "diagonal pre-scaling: learn on D^{-1/2}x with D = 0.1 + Σ g² (Luo et al. (NIPS 2016), §5.2); --diag=false for the plain, linearly invariant SON")
+	fs.StringVar(&c.diagSketch, "diag_sketch", "scaled", "with --diag: scaled = sketch the current pre-scaled curvature, α from the data, ONS step with rate -l (default 5; docs/algorithms.md §14); paper = Luo et al. (NIPS 2016), §5.2 as written (σ, eta0, eta_power, sketch_scale apply)")
+	fs.BoolVar(&c.sketchReport, "sketch_report", false, "print the sketch's eigenvalue estimates and the share of Σ‖ĝ‖² they capture")
+}
+
+// validate checks the command line, phase by phase: the run's own
+// values, SON's, then each group's flags against the others.
 func (c *config) validate() error {
-	switch {
-	case c.bits < 1 || c.bits > 30:
+	for _, phase := range []func() error{
+		c.validateRun, c.validateSON, c.validateADA, c.validateNASA, c.validateLearnerFlags,
+		c.validateMulticlass, c.validateShampoo, c.validateVW, c.validateCluster, c.validateInteractions,
+	} {
+		if err := phase(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateRun checks the values of the run's flags (the engine's settings
+// among them).
+func (c *config) validateRun() error {
+	if c.bits < 1 || c.bits > 30 {
 		return fmt.Errorf("-b %d: must be in 1..30", c.bits)
-	case c.passes < 1:
-		return fmt.Errorf("--passes %d: must be ≥ 1", c.passes)
-	case c.holdoutPeriod < 1:
-		return fmt.Errorf("--holdout_period %d: must be ≥ 1", c.holdoutPeriod)
-	case c.earlyTerminate < 1:
-		return fmt.Errorf("--early_terminate %d: must be ≥ 1", c.earlyTerminate)
+	}
+	cfg := engineConfig(c, nil, nil, nil)
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	switch {
 	case c.link != "identity" && c.link != "logistic" && c.link != "glf1" && c.link != "poisson":
 		return fmt.Errorf("--link %q: want identity, logistic, glf1 or poisson", c.link)
 	case c.hash != "strings" && c.hash != "all":
 		return fmt.Errorf("--hash %q: want strings or all", c.hash)
-	case c.format != "auto" && c.format != "vw" && c.format != "libsvm":
-		return fmt.Errorf("--format %q: want auto, vw or libsvm", c.format)
 	case c.profile != "" && c.profile != "cpu" && c.profile != "mem" && c.profile != "trace":
 		return fmt.Errorf("--profile %q: want cpu, mem or trace", c.profile)
 	case c.sgd && (c.adaptive || c.normalized):
 		return errors.New("--sgd excludes --adaptive and --normalized")
+	}
+	return nil
+}
+
+// validateSON checks the values of SON's flags.
+func (c *config) validateSON() error {
+	switch {
 	case c.sketchSize < 0 || c.sketchSize > 64 && !c.adaOn():
 		return fmt.Errorf("-m %d: must be in 0..64", c.sketchSize)
 	case c.diagSketch != "scaled" && c.diagSketch != "paper":
@@ -282,30 +326,11 @@ func (c *config) validate() error {
 			return fmt.Errorf("--sigma %q: want auto or a number ≥ 0", c.sigma)
 		}
 	}
-	if _, _, err := c.progressSchedule(); err != nil {
-		return err
-	}
-	if err := c.validateADA(); err != nil {
-		return err
-	}
-	if err := c.validateNASA(); err != nil {
-		return err
-	}
-	if err := c.validateLearnerFlags(); err != nil {
-		return err
-	}
-	if err := c.validateMulticlass(); err != nil {
-		return err
-	}
-	if err := c.validateShampoo(); err != nil {
-		return err
-	}
-	if err := c.validateVW(); err != nil {
-		return err
-	}
-	if err := c.validateCluster(); err != nil {
-		return err
-	}
+	return nil
+}
+
+// validateInteractions checks -q, --cubic and --interactions.
+func (c *config) validateInteractions() error {
 	for _, q := range c.quadratic {
 		if len(q) != 2 {
 			return fmt.Errorf("-q %q: want two namespace characters", q)
@@ -322,20 +347,6 @@ func (c *config) validate() error {
 		}
 	}
 	return nil
-}
-
-// progressSchedule decodes -P: VW reads an integer as "every N examples"
-// and a number with a decimal point as "multiply by".
-func (c *config) progressSchedule() (add bool, v float64, err error) {
-	v, err = strconv.ParseFloat(c.progress, 64)
-	if err != nil || !(v > 0) {
-		return false, 0, fmt.Errorf("-P %q: want a positive number", c.progress)
-	}
-	add = !strings.ContainsAny(c.progress, ".eE")
-	if !add && v <= 1 {
-		return false, 0, fmt.Errorf("-P %q: a multiplicative schedule needs a factor > 1", c.progress)
-	}
-	return add, v, nil
 }
 
 func printUsage(w io.Writer, fs *pflag.FlagSet) {
@@ -356,7 +367,7 @@ func printUsage(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprint(w, usageTrailer)
 }
 
-// usageTrailer states the rules of outputs and exit status (README,
+// usageTrailer states the rules of outputs and exit status (docs/usage.md,
 // "Outputs" and "Exit status").
 const usageTrailer = `
 Outputs (-f, --cache_file, -p, -r, --readable_model, --invert_hash, profiles):

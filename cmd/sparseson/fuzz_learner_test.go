@@ -124,7 +124,7 @@ func fuzzLearner(t *testing.T, data []byte) {
 	if hasFlag(args, "-b") {
 		bits = 10 // the registry's full ONS
 	}
-	k := d.classes
+	k := d.Classes()
 	var ex, prev sparse.Example
 	prev.Reset()
 	prev.HasLabel, prev.Label = true, 1
@@ -147,20 +147,20 @@ func fuzzLearner(t *testing.T, data []byte) {
 	}()
 	step := func(ex *sparse.Example) {
 		fmt.Fprintf(&log, "  label %v (%v) weight %v initial %v idx %v val %v\n", ex.Label, ex.HasLabel, ex.Weight, ex.Initial, ex.Idx, ex.Val)
-		out := d.process(ex, false, nil, nil)
+		out := d.Process(ex)
 		if math.IsNaN(out) || math.IsInf(out, 0) || (k > 0 && (out < 1 || out > float64(k) || out != math.Trunc(out))) {
 			t.Fatalf("%s %v: prediction %v after\n%s", rc.name, args, out, log.String())
 		}
-		if d.probs != nil {
+		if d.Probabilities() != nil {
 			sum := 0.0
-			for _, q := range d.probs {
+			for _, q := range d.Probabilities() {
 				if !(q >= 0 && q <= 1) {
-					t.Fatalf("%s %v: probabilities %v after\n%s", rc.name, args, d.probs, log.String())
+					t.Fatalf("%s %v: probabilities %v after\n%s", rc.name, args, d.Probabilities(), log.String())
 				}
 				sum += q
 			}
 			if math.Abs(sum-1) > 1e-9 {
-				t.Fatalf("%s %v: probabilities %v sum to %v", rc.name, args, d.probs, sum)
+				t.Fatalf("%s %v: probabilities %v sum to %v", rc.name, args, d.Probabilities(), sum)
 			}
 		}
 	}
@@ -237,7 +237,7 @@ func fuzzLearner(t *testing.T, data []byte) {
 	}
 	// Loading predicts what the model predicts.
 	ex.CopyFrom(&prev)
-	a, b := d.out.Predict(&ex), d2.out.Predict(&ex)
+	a, b := d.Predict(&ex), d2.Predict(&ex)
 	if math.Float64bits(a) != math.Float64bits(b) {
 		t.Fatalf("%s %v: loaded model predicts %v, the model %v", rc.name, args, b, a)
 	}

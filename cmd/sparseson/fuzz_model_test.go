@@ -75,7 +75,7 @@ func modelSeeds(tb testing.TB) [][]byte {
 					ex.Label = float64(1 + i%registryClasses)
 				}
 				exampleOf(&ex, 8, []uint32{uint32(i % 7), uint32(3 + i%5), 11, uint32(i * 13)}, []float64{1, 0.5 * float64(i%3+1), -1, 2})
-				d.process(&ex, false, nil, nil)
+				d.Process(&ex)
 			}
 			data, err := d.encode()
 			if err != nil {
@@ -130,10 +130,10 @@ func fuzzModel(t *testing.T, data []byte) {
 		return
 	}
 	if err := checkWeights(d); err != nil {
-		t.Fatalf("a loaded %s model: %v", d.fam.name, err)
+		t.Fatalf("a loaded %s model: %v", d.Family().Name, err)
 	}
-	bits := d.hash.Bits
-	k := d.classes
+	bits := d.Hashing().Bits
+	k := d.Classes()
 	var ex sparse.Example
 	// Three predictions, then three examples learned.
 	for i := 0; i < 6; i++ {
@@ -143,9 +143,9 @@ func fuzzModel(t *testing.T, data []byte) {
 			ex.Label = float64(1 + i%k)
 		}
 		exampleOf(&ex, bits, []uint32{uint32(i % 7), 11, hashing.ConstantHash, uint32(i * 13)}, []float64{1, -0.5, 1, 2})
-		out := d.process(&ex, false, nil, nil)
+		out := d.Process(&ex)
 		if math.IsNaN(out) || math.IsInf(out, 0) || (k > 0 && (out < 1 || out > float64(k))) {
-			t.Fatalf("a loaded %s model predicts %v (options %v)", d.fam.name, out, stored)
+			t.Fatalf("a loaded %s model predicts %v (options %v)", d.Family().Name, out, stored)
 		}
 	}
 	// Saving works. (Learning on from a state crafted at the edge of the
@@ -153,6 +153,6 @@ func fuzzModel(t *testing.T, data []byte) {
 	// refuses its steps, so predictions stay finite — and what is saved
 	// then may be refused on loading: README, "Bad input".)
 	if _, err := d.encode(); err != nil {
-		t.Fatalf("a loaded %s model does not save: %v", d.fam.name, err)
+		t.Fatalf("a loaded %s model does not save: %v", d.Family().Name, err)
 	}
 }

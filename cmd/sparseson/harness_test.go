@@ -9,37 +9,52 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sparseson/sparseson/engine"
+	"github.com/sparseson/sparseson/learners"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
 // The in-process harness of the fuzzers, the determinism test and the
-// soak: the CLI's own driver, built from a command line, with the learner
-// and output stack of a real run, fed examples through d.process — the
+// soak: the CLI's own engine, built from a command line, with the learner
+// and output stack of a real run, fed examples through Process — the
 // path every example of a file takes — without text or files.
 
-// inproc builds the driver for args (a new model), or, when stored and r
+// driver is the engine of a command line.
+type driver struct{ *engine.Engine }
+
+// inproc builds the engine for args (a new model), or, when stored and r
 // are set, for a model read from a file, as -i does.
 func inproc(args []string, stored model.Options, r *model.Reader) (*driver, error) {
 	c, err := parseFlags(args, io.Discard)
 	if err != nil {
 		return nil, err
 	}
-	d := &driver{cfg: c, stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
-	if err := d.setupModel(stored, r); err != nil {
+	cfg := engineConfig(c, strings.NewReader(""), io.Discard, io.Discard)
+	cfg.Quiet = true
+	if cfg.Options, err = runOptions(c, stored); err != nil {
 		return nil, err
 	}
-	d.rep = newReporter(io.Discard, true, false, 2, false)
-	d.rep.multiclass, d.rep.logLossOn = d.classes > 0, d.probs != nil
-	return d, nil
+	cfg.Resume = r
+	e, err := engine.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &driver{e}, nil
 }
 
 // encode returns the model file -f would write.
 func (d *driver) encode() ([]byte, error) {
 	var buf bytes.Buffer
-	err := model.Encode(&buf, d.modelOptions(), d.learner.Save)
+	err := model.Encode(&buf, d.Options(), d.Learner().Save)
 	return buf.Bytes(), err
+}
+
+// multiclass returns the model as a multiclass one (nil for a scalar one).
+func (d *driver) multiclass() sparse.Multiclass {
+	mc, _ := d.Learner().(sparse.Multiclass)
+	return mc
 }
 
 // reload builds a driver from the model file data, as "-i file" (plus
@@ -62,12 +77,12 @@ func checkWeights(d *driver) error {
 			}
 		}
 	}
-	if d.mc != nil {
-		for k := 1; k <= d.mc.Classes(); k++ {
-			d.mc.ClassWeights(k, check(k))
+	if d.multiclass() != nil {
+		for k := 1; k <= d.multiclass().Classes(); k++ {
+			d.multiclass().ClassWeights(k, check(k))
 		}
 	} else {
-		d.learner.Weights(check(0))
+		d.Learner().Weights(check(0))
 	}
 	return bad
 }
@@ -88,10 +103,10 @@ var (
 // that is not itself multiclass, the same learner under --oaa.
 func registryCases() []registryCase {
 	casesOnce.Do(func() {
-		for _, l := range learners() {
+		for _, l := range registry() {
 			cases = append(cases, registryCase{l.name, l.flags, l.multiclass})
 		}
-		for _, l := range learners() {
+		for _, l := range registry() {
 			if l.multiclass {
 				continue
 			}
@@ -160,15 +175,15 @@ outer:
 // and loads what it saves.
 func TestLearnerRegistry(t *testing.T) {
 	sigs := map[string]string{}
-	covered := map[*family]bool{}
-	for _, l := range learners() {
+	covered := map[*learners.Family]bool{}
+	for _, l := range registry() {
 		c, err := parseFlags(l.flags, io.Discard)
 		if err != nil {
 			t.Fatalf("%s: %v", l.name, err)
 		}
 		fam, err := chooseFamily(c)
 		if err != nil || fam != l.fam {
-			t.Fatalf("%s: flags %v choose %v (%v), registry says %s", l.name, l.flags, fam, err, l.fam.name)
+			t.Fatalf("%s: flags %v choose %v (%v), registry says %s", l.name, l.flags, fam, err, l.fam.Name)
 		}
 		sig := learnerSignature(c, fam)
 		if other, dup := sigs[sig]; dup {
@@ -179,12 +194,9 @@ func TestLearnerRegistry(t *testing.T) {
 		// (bench/peakrss.sh reads these lines.)
 		t.Logf("learner %s|%s", l.name, strings.Join(l.flags, " "))
 	}
-	for name, fam := range families {
+	for _, fam := range learners.All() {
 		if !covered[fam] {
-			t.Errorf("family %s has no learner in the registry (registry.go): add its selecting flags to valueSelectors", name)
-		}
-		if fam.memory == nil {
-			t.Errorf("family %s has no memory estimate: --max_memory cannot check it", name)
+			t.Errorf("family %s has no learner in the registry (registry.go): add its selecting flags to valueSelectors", fam.Name)
 		}
 	}
 	// The probe finds a learner selected by a boolean flag of its own
@@ -209,7 +221,7 @@ func TestLearnerRegistry(t *testing.T) {
 			ex.Reset()
 			ex.HasLabel, ex.Label = true, 1
 			exampleOf(&ex, 10, []uint32{1, 2, 3}, []float64{1, 2, 3})
-			if p := d.process(&ex, false, nil, nil); math.IsNaN(p) || math.IsInf(p, 0) {
+			if p := d.Process(&ex); math.IsNaN(p) || math.IsInf(p, 0) {
 				t.Fatal(p)
 			}
 			data, err := d.encode()
@@ -220,7 +232,7 @@ func TestLearnerRegistry(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if a, b := d.out.Predict(&ex), d2.out.Predict(&ex); a != b {
+			if a, b := d.Predict(&ex), d2.Predict(&ex); a != b {
 				t.Fatalf("loaded model predicts %v, the model %v", b, a)
 			}
 		})
@@ -232,8 +244,8 @@ func TestLearnerRegistry(t *testing.T) {
 // basis stays orthonormal against the actual Z (‖FZZᵀFᵀ − I‖_F) and a
 // kept K = ZZᵀ stays equal to it (the soak watches the same over 10⁷).
 func TestDiagnoseSketches(t *testing.T) {
-	for _, l := range learners() {
-		if l.fam != sonFamily {
+	for _, l := range registry() {
+		if l.fam != learners.SON {
 			continue
 		}
 		d, err := inproc(append(append([]string{"--quiet"}, l.flags...), "-b", "12"), nil, nil)
@@ -245,9 +257,9 @@ func TestDiagnoseSketches(t *testing.T) {
 			ex.Reset()
 			ex.HasLabel, ex.Label = true, float64(2*(i%2)-1)
 			exampleOf(&ex, 12, []uint32{uint32(i % 97), uint32(i % 13), uint32(i*7) % 300, 5}, []float64{1, 2, -1, 0.5})
-			d.process(&ex, false, nil, nil)
+			d.Process(&ex)
 		}
-		dg := d.learner.(*son.Learner).Diagnose()
+		dg := d.Learner().(*son.Learner).Diagnose()
 		if dg.Ortho > 1e-9 || dg.KDrift > 1e-9 || math.IsNaN(dg.Ortho) || math.IsNaN(dg.KDrift) || math.IsNaN(dg.ZFrob2) {
 			t.Errorf("%s: %+v", l.name, dg)
 		}

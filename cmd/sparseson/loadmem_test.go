@@ -57,7 +57,7 @@ func TestLoadMemory(t *testing.T) {
 					slots[j], vals[j] = uint32(i*41+j), float64(1+j%3)
 				}
 				exampleOf(&ex, bits, slots, vals)
-				d.process(&ex, false, nil, nil)
+				d.Process(&ex)
 			}
 			data, err := d.encode()
 			if err != nil {

@@ -2,8 +2,9 @@
 // it streams VW or LIBSVM text (plain, gzip or zstd; files or stdin) through
 // a first-order or sketched second-order learner, prints VW's
 // progressive-validation table on stderr, and reads and writes model files.
-// This package is wiring only: flags, the pass/holdout/cache driver, and
-// output; the algorithms live in the library packages.
+// This package is the command line only: flags, subcommands, messages and
+// signals; the run itself is package engine's, the learners' table
+// package learners'.
 package main
 
 import (
@@ -45,11 +46,10 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			defer stop()
 		}
 	}
-	d := &driver{ctx: ctx, cfg: cfg, stdin: stdin, stdout: stdout, stderr: stderr}
-	return fail(stderr, d.run())
+	return fail(stderr, runEngine(ctx, cfg, stdin, stdout, stderr))
 }
 
-// The exit status, one convention for the whole command (--help, README
+// The exit status, one convention for the whole command (--help; docs/usage.md,
 // "Exit status"):
 const (
 	exitOK    = 0 // success
@@ -88,7 +88,7 @@ func fail(stderr io.Writer, err error) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "sparseson: %v\n", err)
+	fmt.Fprintf(stderr, "sparseson: %s\n", libraryFlags.Replace(err.Error()))
 	var ue *usageError
 	var ie *interruptError
 	switch {

@@ -9,14 +9,15 @@ import (
 	"strings"
 
 	"github.com/sparseson/sparseson/internal/outfile"
+	"github.com/sparseson/sparseson/learners"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
 	"github.com/spf13/pflag"
 )
 
 // `sparseson merge -o out.model a.model b.model …` merges models trained
-// with the same options on disjoint shards of the data (issue 18; README,
-// "Training on more than one machine"). The options must agree — every
+// with the same options on disjoint shards of the data (issue 18; docs/scaling.md,
+// docs/algorithms.md §22). The options must agree — every
 // option of the model-option table (shape.go), rates and output options
 // included, save the label range, which is widened to cover every part —
 // and the learner must implement sparse.Merger (sparse/merge.go states the
@@ -87,7 +88,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := mergeModels(c, stderr); err != nil {
-		fmt.Fprintf(stderr, "sparseson merge: %v\n", err)
+		fmt.Fprintf(stderr, "sparseson merge: %s\n", libraryFlags.Replace(err.Error()))
 		return 1
 	}
 	return 0
@@ -113,7 +114,7 @@ func mergeModels(c *mergeConfig, stderr io.Writer) error {
 		parts = append(parts, loadedModel{path, opts, r})
 	}
 	ref := parts[0]
-	fam := families[ref.opts["learner"]]
+	fam := learners.Lookup(ref.opts["learner"])
 	if fam == nil {
 		return fmt.Errorf("load model %s: unknown learner %q", ref.path, ref.opts["learner"])
 	}
@@ -148,18 +149,7 @@ func mergeModels(c *mergeConfig, stderr io.Writer) error {
 		return err
 	}
 	build := func(o model.Options, r *model.Reader, what string) (sparse.Learner, error) {
-		d := &driver{cfg: &config{}, fam: fam, opts: o, stderr: io.Discard}
-		var err error
-		if d.hash, err = hashConfig(o); err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		if d.loss, err = newLoss(o); err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		if err := d.setupClasses(); err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		l, err := d.buildLearner(r)
+		l, err := learners.FromModel(o, r)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
@@ -171,7 +161,7 @@ func mergeModels(c *mergeConfig, stderr io.Writer) error {
 	}
 	merger, ok := target.(sparse.Merger)
 	if !ok {
-		return fmt.Errorf("%s cannot be merged: %s", strings.TrimPrefix(fam.describe(opts)[0], "learner = "), mergeRefusal(fam))
+		return fmt.Errorf("%s cannot be merged: %s", strings.TrimPrefix(fam.Describe(opts)[0], "learner = "), mergeRefusal(fam))
 	}
 	args := &sparse.MergeArgs{Weighting: c.weighting}
 	for _, m := range parts {
@@ -198,7 +188,7 @@ func mergeModels(c *mergeConfig, stderr io.Writer) error {
 			note = ", base " + base.path
 		}
 		fmt.Fprintf(stderr, "merged %d model(s) into %s (%s; weights averaged by %s%s)\n",
-			len(parts), c.out, strings.Join(fam.describe(opts), "; "), c.weighting, note)
+			len(parts), c.out, strings.Join(fam.Describe(opts), "; "), c.weighting, note)
 	}
 	return nil
 }
@@ -215,17 +205,17 @@ func mergeModels(c *mergeConfig, stderr io.Writer) error {
 // average combines each feature's weight from the parts separately, which
 // takes correlated features' weights from different models: news20, 4
 // shards with --total 4, Oja 94.00 (evidence) against 94.38% (average),
-// spam 90.43 against 93.70% (one stream 93.80%); README, "Training on more
-// than one machine". First-order parts keep VW's rule (evidence for
+// spam 90.43 against 93.70% (one stream 93.80%); docs/algorithms.md
+// §22. First-order parts keep VW's rule (evidence for
 // adaptive models, as VW's AllReduce does for them), and so
 // do rounds with a base, whose parts share it (Consensus).
-func averagesShards(fam *family, o model.Options) bool {
-	return fam == sonFamily && scaledSketch(o) && o["alpha"] == "auto" && o["total"] != "" && o["total"] != "1"
+func averagesShards(fam *learners.Family, o model.Options) bool {
+	return fam == learners.SON && learners.ScaledSketch(o) && o["alpha"] == "auto" && o["total"] != "" && o["total"] != "1"
 }
 
 // mergeRefusal says why a family's learners have no merge.
-func mergeRefusal(fam *family) string {
-	if fam == fullFamily {
+func mergeRefusal(fam *learners.Family) string {
+	if fam == learners.Full {
 		return "full ONS keeps a dense 2^b×2^b matrix A_t, which has no meaningful average; train the shards with a sketch (--oja, --fd, --rfd, --rp)"
 	}
 	return "the learner does not implement merging"
@@ -234,7 +224,7 @@ func mergeRefusal(fam *family) string {
 // sameModelOptions checks that model m was trained with ref's options:
 // every option of either model must have the same value (a missing option
 // of an older model counts as its default), except the label range.
-func sameModelOptions(fam *family, ref, m loadedModel) error {
+func sameModelOptions(fam *learners.Family, ref, m loadedModel) error {
 	keys := map[string]bool{}
 	for k := range ref.opts {
 		keys[k] = true
@@ -301,12 +291,16 @@ func widenLabelRange(opts model.Options, parts []loadedModel) error {
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, m := range parts {
-		var p optParser
-		a, b := p.float(m.opts, "label_min"), p.float(m.opts, "label_max")
-		if p.err != nil {
-			return fmt.Errorf("load model %s: %w", m.path, p.err)
+		a, err := learners.Float(m.opts, "label_min")
+		if err == nil {
+			var b float64
+			b, err = learners.Float(m.opts, "label_max")
+			hi = math.Max(hi, b)
 		}
-		lo, hi = math.Min(lo, a), math.Max(hi, b)
+		if err != nil {
+			return fmt.Errorf("load model %s: %w", m.path, err)
+		}
+		lo = math.Min(lo, a)
 	}
 	opts["label_min"], opts["label_max"] = fmtFloat(lo), fmtFloat(hi)
 	return nil

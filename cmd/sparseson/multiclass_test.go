@@ -295,12 +295,6 @@ func TestMulticlassMemory(t *testing.T) {
 			t.Errorf("%v: exit %d, want an error with %q:\n%s", c.args, code, c.want, stderr)
 		}
 	}
-	if v, err := parseBytes("1.5GiB"); err != nil || v != 1.5*(1<<30) {
-		t.Errorf("parseBytes(1.5GiB) = %v, %v", v, err)
-	}
-	if lim, what, err := memoryLimit(""); err != nil || !(lim > 0) || (what == "" && !math.IsInf(lim, 1)) {
-		t.Errorf("default limit %v (%s), %v", lim, what, err)
-	}
 }
 
 // TestMulticlassReadable: the readable model of a multiclass model lists
@@ -326,7 +320,7 @@ func TestMulticlassReadable(t *testing.T) {
 func TestMaxMemoryEveryModel(t *testing.T) {
 	dir := t.TempDir()
 	in := write(t, filepath.Join(dir, "d.vw"), []byte("1 |f a\n-1 |f b\n"))
-	for _, l := range learners() {
+	for _, l := range registry() {
 		args := append(append([]string{"--quiet"}, l.flags...), "--max_memory", "1M", in)
 		_, stderr, code := sparseson(t, nil, args...)
 		if code == 0 || !strings.Contains(stderr, "may need up to") || !strings.Contains(stderr, "above --max_memory 1.0 MiB (as given)") {

@@ -6,20 +6,11 @@ import (
 	"math"
 
 	"github.com/sparseson/sparseson/gd"
-	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/learners"
 	"github.com/spf13/pflag"
 )
 
-// defaultNasaC is the default c = √α·D of --nasa (seed 001 Eq. 10), chosen
-// with go run ./bench nasa -part tune over c = 2^j, j = −4…6 (per-feature
-// --nasa, logistic loss, one pass, test accuracy on the 11 shared binary
-// sets): the best mean accuracy among the c never more than 1 pp below
-// AdaGrad on any set. Only c = 1 qualifies (mean 86.17% vs AdaGrad's
-// 85.68%); c = 2 has a higher mean (86.29%) but loses 5.7 pp on
-// ionosphere (README, "NASA step sizes").
-const defaultNasaC = 1.0
-
-// nasaFlags are the seed 001 step sizes of the first-order learner.
+// nasaFlags are the Ouyang & Gray (KDD 2012) step sizes of the first-order learner.
 type nasaFlags struct {
 	nasa, accel, scalarAdaGrad bool
 	c, strongH, sadagradH, L   float64
@@ -30,8 +21,8 @@ type nasaFlags struct {
 var nasaFlagNames = []string{"nasa", "nasa_strong", "nasa_accel", "scalar_adagrad", "sadagrad"}
 
 func addNASAFlags(fs *pflag.FlagSet, n *nasaFlags) {
-	fs.BoolVar(&n.nasa, "nasa", false, "NASA steps (seed 001 Eq. 10), η = c/√(Σ_{i≤t} δ̄_i²) with δ̄_i = g_i − mean(g_1..g_i): per feature in the AdaGrad learner (the default, or --adaptive [--normalized]; c takes -l's place), or with --sgd the paper's scalar step on ‖δ̄_i‖². First step guarded: δ̄_1 := g_1 (the paper's η_1 = ∞). Not for SON")
-	fs.Float64Var(&n.c, "nasa_c", defaultNasaC, "c = √α·D of --nasa and --nasa_accel: roughly how far a step may move")
+	fs.BoolVar(&n.nasa, "nasa", false, "NASA steps (Ouyang & Gray (KDD 2012), Eq. 10), η = c/√(Σ_{i≤t} δ̄_i²) with δ̄_i = g_i − mean(g_1..g_i): per feature in the AdaGrad learner (the default, or --adaptive [--normalized]; c takes -l's place), or with --sgd the paper's scalar step on ‖δ̄_i‖². First step guarded: δ̄_1 := g_1 (the paper's η_1 = ∞). Not for SON")
+	fs.Float64Var(&n.c, "nasa_c", learners.DefaultNasaC, "c = √α·D of --nasa and --nasa_accel: roughly how far a step may move")
 	fs.Float64Var(&n.strongH, "nasa_strong", 0, "H: strongly convex NASA step (Eq. 27): η_t = 1/H while Σ‖δ̄_i‖² < 1, then max‖δ̄_i‖²/(H·Σ‖δ̄_i‖²); implies --sgd")
 	fs.BoolVar(&n.accel, "nasa_accel", false, "accelerated stochastic NASA (Alg. 1, AC-SA, with Eq. 38) for --passes: predicts with x^ag; needs --nasa_L; O(s) per example plus a rare O(d_seen) rewrite of its split form; implies --sgd")
 	fs.Float64Var(&n.L, "nasa_L", 0, "L, the smoothness (gradient Lipschitz) constant of the loss for --nasa_accel: it cannot be estimated online, give it (e.g. ¼·max‖x‖² for logistic loss)")
@@ -88,52 +79,4 @@ func (c *config) validateNASA() error {
 		return fmt.Errorf("--%s is a step size of the first-order learner; it does not apply to SON", chosen[0])
 	}
 	return nil
-}
-
-// nasaOptions are the gd family's model options for the step.
-func nasaOptions(c *config) model.Options {
-	step := c.nasaStep()
-	H := c.nasa.strongH
-	if step == gd.StepSAdaGrad {
-		H = c.nasa.sadagradH
-	}
-	return model.Options{"step": step.String(), "nasa_c": fmtFloat(c.nasa.c), "nasa_H": fmtFloat(H), "nasa_L": fmtFloat(c.nasa.L)}
-}
-
-// nasaConfig sets the step of cfg from a model's options; models written
-// before the step was an option use the schedule.
-func nasaConfig(cfg *gd.Config, o model.Options, p *optParser) error {
-	name, ok := o["step"]
-	if !ok {
-		return nil
-	}
-	step, err := gd.ParseStep(name)
-	if err != nil {
-		return fmt.Errorf("model option step: %w", err)
-	}
-	cfg.Step = step
-	cfg.NasaC = optFloat(o, "nasa_c", defaultNasaC, p)
-	cfg.NasaH = optFloat(o, "nasa_H", 0, p)
-	cfg.NasaL = optFloat(o, "nasa_L", 0, p)
-	return nil
-}
-
-// describeNASA returns the run header's line for the step ("" for none).
-func describeNASA(o model.Options) string {
-	switch o["step"] {
-	case "nasa":
-		if o["adaptive"] == "true" {
-			return "step = NASA per feature (seed 001 Eq. 10 in AdaGrad's place), c = " + o["nasa_c"]
-		}
-		return "step = NASA (seed 001 Eq. 10), c = " + o["nasa_c"]
-	case "nasa_strong":
-		return "step = strongly convex NASA (seed 001 Eq. 27), H = " + o["nasa_H"]
-	case "nasa_accel":
-		return "step = accelerated NASA (seed 001 Alg. 1, Eq. 38), c = " + o["nasa_c"] + ", L = " + o["nasa_L"]
-	case "scalar_adagrad":
-		return "step = scalar AdaGrad (seed 001 Eq. 25), l = " + o["learning_rate"]
-	case "sadagrad":
-		return "step = SAdaGrad (seed 001 Eq. 34), H = " + o["nasa_H"]
-	}
-	return ""
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/sparseson/sparseson/learners"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,7 +11,7 @@ import (
 	"github.com/sparseson/sparseson/model"
 )
 
-// nasaFlagSets are the seed 001 steps on the command line.
+// nasaFlagSets are the Ouyang & Gray (KDD 2012) steps on the command line.
 var nasaFlagSets = [][]string{
 	{"--nasa"},
 	{"--nasa", "--adaptive"},
@@ -60,10 +61,10 @@ func TestNASAFlags(t *testing.T) {
 		want  string
 	}{
 		{[]string{"--nasa"}, "step = NASA per feature"},
-		{[]string{"--nasa", "--sgd"}, "step = NASA (seed 001 Eq. 10), c = 1"},
-		{[]string{"--nasa_strong", "10"}, "strongly convex NASA (seed 001 Eq. 27), H = 10"},
+		{[]string{"--nasa", "--sgd"}, "step = NASA (Ouyang & Gray (KDD 2012), Eq. 10), c = 1"},
+		{[]string{"--nasa_strong", "10"}, "strongly convex NASA (Ouyang & Gray (KDD 2012), Eq. 27), H = 10"},
 		{[]string{"--nasa_accel", "--nasa_L", "3"}, "L = 3"},
-		{[]string{"--sadagrad", "5"}, "SAdaGrad (seed 001 Eq. 34), H = 5"},
+		{[]string{"--sadagrad", "5"}, "SAdaGrad (Ouyang & Gray (KDD 2012), Eq. 34), H = 5"},
 	} {
 		stderr := mustRun(t, nil, append(append([]string{"-P", "1e9"}, c.flags...), data)...)
 		if !strings.Contains(stderr, c.want) {
@@ -103,10 +104,7 @@ func TestModelWithoutStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := sharedOptions(c)
-	for k, v := range gdFamily.options(c) {
-		opts[k] = v
-	}
+	opts := learners.NewOptions(learners.GD, settings(c))
 	for _, k := range []string{"step", "nasa_c", "nasa_H", "nasa_L", "l1"} {
 		delete(opts, k)
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sparseson/sparseson/learners"
 	"github.com/spf13/pflag"
 )
 
@@ -29,7 +30,7 @@ import (
 type learnerSpec struct {
 	name  string   // for test names and reports: "adagrad", "fd", …
 	flags []string // selects it; the rest of the command line is free
-	fam   *family
+	fam   *learners.Family
 	// multiclass: the learner is itself a K-class model (its labels are
 	// classes 1..registryClasses) and does not go under --oaa.
 	multiclass bool
@@ -56,8 +57,8 @@ var valueSelectors = map[string][]string{
 	"ada_diag_dual": {"--adaptive", "--dual_averaging"},
 }
 
-// learners returns the registry, in a fixed order.
-func learners() []learnerSpec {
+// registry returns the registry, in a fixed order.
+func registry() []learnerSpec {
 	var specs []learnerSpec
 	seen := map[string]bool{}
 	add := func(name string, flags ...string) {
@@ -88,10 +89,8 @@ func learners() []learnerSpec {
 		add(f)
 	}
 	// SON: each sketch, and no sketch.
-	for _, k := range sketchKinds {
-		if k.new != nil {
-			add(k.flag)
-		}
+	for _, k := range learners.Sketches() {
+		add(k)
 	}
 	add("son_m0")
 	add("full")
@@ -145,15 +144,15 @@ func probeSelectors(seen map[string]bool) []string {
 // learnerSignature identifies the learner a command line builds: its
 // family and the family's model options (the shared ones — hashing, loss,
 // output — are not the learner's).
-func learnerSignature(c *config, fam *family) string {
-	o := fam.options(c)
+func learnerSignature(c *config, fam *learners.Family) string {
+	o := fam.FamilyOptions(settings(c))
 	keys := make([]string, 0, len(o))
 	for k := range o {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	var b strings.Builder
-	b.WriteString(fam.name)
+	b.WriteString(fam.Name)
 	for _, k := range keys {
 		fmt.Fprintf(&b, "|%s=%s", k, o[k])
 	}

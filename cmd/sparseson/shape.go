@@ -2,8 +2,9 @@ package main
 
 import (
 	"fmt"
-	"strings"
+	"slices"
 
+	"github.com/sparseson/sparseson/learners"
 	"github.com/sparseson/sparseson/model"
 )
 
@@ -125,28 +126,35 @@ func lossIs(name string) func(model.Options) bool {
 // optionRow returns the row of key for a family: the family's own maps
 // first, then the table, then the default (fixed, set by the flag of the
 // key's name).
-func optionRow(fam *family, key string) modelOption {
-	if flag, ok := fam.tunable[key]; ok {
-		return modelOption{key: key, class: tunableOption, flags: []string{flag}}
-	}
-	if flag, ok := fam.fixed[key]; ok {
-		return modelOption{key: key, flags: []string{flag}}
-	}
+func optionRow(fam *learners.Family, key string) modelOption {
+	row := modelOption{key: key, flags: []string{key}}
 	for _, r := range modelOptions {
 		if r.key == key {
-			return r
+			row = r
 		}
 	}
-	return modelOption{key: key, flags: []string{key}}
+	switch {
+	case slices.Contains(fam.Tunable, key):
+		return modelOption{key: key, class: tunableOption, flags: familyFlags(row)}
+	case slices.Contains(fam.Fixed, key):
+		return modelOption{key: key, flags: familyFlags(row)}
+	}
+	return row
+}
+
+// familyFlags are the flags of a family's own row: the table's one flag
+// for the key, or the flag of the key's name.
+func familyFlags(row modelOption) []string {
+	if len(row.flags) == 1 {
+		return row.flags
+	}
+	return []string{row.key}
 }
 
 // mergeModelOptions checks the command line against a loaded model's
 // options and returns the options to run with.
-func mergeModelOptions(c *config, fam *family, stored model.Options) (model.Options, error) {
-	fromFlags := sharedOptions(c)
-	for k, v := range fam.options(c) {
-		fromFlags[k] = v
-	}
+func mergeModelOptions(c *config, fam *learners.Family, stored model.Options) (model.Options, error) {
+	fromFlags := learners.NewOptions(fam, settings(c))
 	out := model.Options{}
 	for k, v := range stored {
 		out[k] = v
@@ -173,7 +181,7 @@ func mergeModelOptions(c *config, fam *family, stored model.Options) (model.Opti
 		want, inFlags := fromFlags[r.key]
 		switch {
 		case !inModel:
-			return fmt.Errorf("--%s does not apply to the model in %s (a %s learner%s); drop it", flag, c.initial, fam.name, sketchNote(stored))
+			return fmt.Errorf("--%s does not apply to the model in %s (a %s learner%s); drop it", flag, c.initial, fam.Name, learners.FormNote(stored))
 		case !inFlags:
 			return nil
 		case r.class == fixedOption && want != v:
@@ -188,8 +196,8 @@ func mergeModelOptions(c *config, fam *family, stored model.Options) (model.Opti
 			return nil, err
 		}
 	}
-	for _, keys := range []map[string]string{fam.tunable, fam.fixed} {
-		for k := range keys {
+	for _, keys := range [][]string{fam.Tunable, fam.Fixed} {
+		for _, k := range keys {
 			if !seen[k] {
 				if err := check(optionRow(fam, k)); err != nil {
 					return nil, err
@@ -205,18 +213,4 @@ func mergeModelOptions(c *config, fam *family, stored model.Options) (model.Opti
 		}
 	}
 	return out, nil
-}
-
-func sketchNote(o model.Options) string {
-	var parts []string
-	if s := o["sketch"]; s != "" {
-		parts = append(parts, "sketch "+s)
-	}
-	if o["diag_sketch"] == "paper" || o["diag"] == "false" {
-		parts = append(parts, "paper form")
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return ", " + strings.Join(parts, ", ")
 }

@@ -1,14 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
 	"sync"
-	"sync/atomic"
 	"syscall"
-
-	"github.com/sparseson/sparseson/parser"
 )
 
 // --save_on_signal (default on): SIGINT or SIGTERM during training stops
@@ -22,102 +20,72 @@ import (
 // model stays intact either way. The cache being written is discarded (it
 // would be incomplete). With --save_on_signal=false the signals keep
 // their default action: the process stops at once and writes nothing.
-// (--daemon handles the signals itself: it stops serving and saves.)
+// --daemon stops serving on the first signal and saves.
+//
+// The engine knows nothing of signals: the first one cancels the context
+// it runs under (engine.Run, engine.Serve).
 
-// stopper watches for the signals during a run.
-type stopper struct {
-	stopped atomic.Bool
-	mu      sync.Mutex
-	sig     os.Signal
-	src     parser.Source // the source being read, closed to unblock it
-	done    chan struct{}
-}
-
-// watchSignals starts watching (nil: the option is off). Signals come from
-// the process, or, when the driver has a context (tests), from it as a
-// SIGINT. stop ends the watch; once it has returned, a signal that came at
-// any time before — during the save too — is recorded in s (interrupted),
-// and a later one has its default action. stop may be called again.
-func (d *driver) watchSignals() (s *stopper, stop func()) {
-	if !d.cfg.saveOnSignal {
-		return nil, func() {}
-	}
-	s = &stopper{done: make(chan struct{})}
+// watchSignals returns a context that the first SIGINT or SIGTERM cancels
+// — or, when parent is not nil (tests), parent's end, taken as a SIGINT —
+// and the function that ends the watch. Once stop has returned, a signal
+// that came at any time before (during the save too) is what it returns,
+// nil for none, and a later one has its default action. stop may be
+// called again.
+func watchSignals(parent context.Context) (ctx context.Context, stop func() os.Signal) {
+	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 1)
-	var ctxDone <-chan struct{}
-	if d.ctx != nil {
-		ctxDone = d.ctx.Done()
+	var parentDone <-chan struct{}
+	if parent != nil {
+		parentDone = parent.Done()
 	} else {
 		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	}
-	// decided is closed once the watcher has recorded a signal or seen
-	// the stop — not after closing the source, which for stdin may wait
-	// for a read that never returns.
-	decided := make(chan struct{})
-	go func() {
-		var sig os.Signal
-		select {
-		case sig = <-ch:
-		case <-ctxDone:
-			sig = os.Interrupt
-		case <-s.done:
-			close(decided)
-			return
+	var (
+		mu      sync.Mutex
+		sig     os.Signal
+		done    = make(chan struct{})
+		decided = make(chan struct{})
+	)
+	record := func(s os.Signal) {
+		mu.Lock()
+		if sig == nil {
+			sig = s
 		}
-		// A second signal has its default action again.
-		signal.Stop(ch)
-		src := s.record(sig)
-		close(decided)
-		if src != nil {
-			// Unblocks a read that waits for input (stdin); for stdin,
-			// Close itself may wait for that read, here rather than in
-			// the run.
-			src.Close()
+		mu.Unlock()
+		cancel()
+	}
+	go func() {
+		defer close(decided)
+		select {
+		case s := <-ch:
+			signal.Stop(ch) // a second signal has its default action again
+			record(s)
+		case <-parentDone:
+			signal.Stop(ch)
+			record(os.Interrupt)
+		case <-done:
 		}
 	}()
 	var once sync.Once
-	return s, func() {
+	return ctx, func() os.Signal {
 		once.Do(func() {
 			signal.Stop(ch)
-			close(s.done)
+			close(done)
 			<-decided
 			// A signal delivered before Stop that the watcher did not
 			// take (it saw done first) waits in ch.
 			select {
-			case sig := <-ch:
-				s.record(sig)
+			case s := <-ch:
+				record(s)
 			default:
 			}
+			cancel()
 		})
+		mu.Lock()
+		defer mu.Unlock()
+		return sig
 	}
 }
-
-// record notes that sig stopped the run and returns the source to close.
-func (s *stopper) record(sig os.Signal) parser.Source {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.sig == nil {
-		s.sig = sig
-	}
-	s.stopped.Store(true)
-	return s.src
-}
-
-// reading records the source the run reads from (nil when none).
-func (s *stopper) reading(src parser.Source) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	s.src = src
-	s.mu.Unlock()
-}
-
-// interrupted reports whether a signal has stopped the run.
-func (s *stopper) interrupted() bool { return s != nil && s.stopped.Load() }
-
-// errInterrupted is what runPass returns when a signal stopped it.
-var errInterrupted = fmt.Errorf("interrupted")
 
 // interruptError ends a run that a signal stopped after saving.
 type interruptError struct {

@@ -82,7 +82,7 @@ func TestSoak(t *testing.T) {
 		return
 	}
 	var names []string
-	for _, l := range learners() {
+	for _, l := range registry() {
 		if *soakLearners == "" || strings.Contains(","+*soakLearners+",", ","+l.name+",") {
 			names = append(names, l.name)
 		}
@@ -142,7 +142,7 @@ func soakRun(t *testing.T, name string) {
 		res.Err = err.Error()
 		return
 	}
-	gen := newSoakGen(d.hash.Bits, rc.multiclass)
+	gen := newSoakGen(d.Hashing().Bits, rc.multiclass)
 	const checkpoints = 50
 	every := max(*soakN/checkpoints, 1)
 	warm := *soakN / 10
@@ -156,7 +156,7 @@ func soakRun(t *testing.T, name string) {
 		}
 		t0 := time.Now()
 		for i := range block[:m] {
-			out := d.process(&block[i], false, nil, nil)
+			out := d.Process(&block[i])
 			if math.IsNaN(out) || math.IsInf(out, 0) {
 				res.Err = fmt.Sprintf("prediction %v at example %d", out, n+int64(i)+1)
 				res.Examples = n + int64(i) + 1
@@ -175,7 +175,7 @@ func soakRun(t *testing.T, name string) {
 			res.Err = fmt.Sprintf("after %d examples: %v", n, err)
 			return
 		}
-		if s, ok := d.learner.(*son.Learner); ok {
+		if s, ok := d.Learner().(*son.Learner); ok {
 			dg := s.Diagnose()
 			pt.Ortho, pt.KDrift, pt.ZFrob2 = dg.Ortho, dg.KDrift, dg.ZFrob2
 			res.MaxOrtho, res.MaxKDrift = max(res.MaxOrtho, dg.Ortho), max(res.MaxKDrift, dg.KDrift)
@@ -185,7 +185,7 @@ func soakRun(t *testing.T, name string) {
 				return
 			}
 		}
-		if r, ok := d.learner.(interface{ Rejected() int }); ok {
+		if r, ok := d.Learner().(interface{ Rejected() int }); ok {
 			res.Rejected = r.Rejected()
 		}
 		res.Checkpoint = append(res.Checkpoint, pt)

@@ -125,7 +125,7 @@ func TestUnitFreeDefaults(t *testing.T) {
 		t.Skip("81 one-pass runs over splice")
 	}
 	train, test := plain(t, "splice.train.vw.gz"), plain(t, "splice.test.vw.gz")
-	for _, l := range learners() {
+	for _, l := range registry() {
 		t.Run(l.name, func(t *testing.T) {
 			reason, exempt := notUnitFree[l.name]
 			if exempt {

@@ -5,15 +5,13 @@ import (
 	"fmt"
 	"math"
 	"net"
-	"regexp"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/sparseson/sparseson/engine"
 	"github.com/sparseson/sparseson/gd"
-	"github.com/sparseson/sparseson/hashing"
-	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/learners"
 	"github.com/spf13/pflag"
 )
 
@@ -49,7 +47,7 @@ type vwFlags struct {
 }
 
 // defaultPort is VW's daemon port.
-const defaultPort = 26542
+const defaultPort = engine.DefaultPort
 
 func addVWFlags(fs *pflag.FlagSet, c *config) {
 	v := &c.vw
@@ -97,30 +95,6 @@ var vwFlagGroups = map[string][]string{
 	"Sketched Online Newton (SON)":           {"OjaNewton"},
 }
 
-// papers names the seed papers (../shared/seeds/README.md) as --help cites
-// them.
-var papers = map[string]string{
-	"000": "Wan & Zhang 2022",
-	"001": "Ouyang & Gray 2012",
-	"002": "Luo et al. 2019",
-	"003": "Yang et al. 2025",
-	"004": "Luo et al. 2016",
-}
-
-var seedRef = regexp.MustCompile(`seed (00[0-4])( (Alg|§|Eq|Assumption))?`)
-
-// citePapers turns the project's "seed 004 Alg. 3" into "Luo et al. 2016,
-// Alg. 3" for the user, who has no seed numbers.
-func citePapers(s string) string {
-	return seedRef.ReplaceAllStringFunc(s, func(m string) string {
-		sub := seedRef.FindStringSubmatch(m)
-		if sub[2] != "" {
-			return papers[sub[1]] + "," + sub[2]
-		}
-		return papers[sub[1]]
-	})
-}
-
 // flagRanges states the valid values of the flags whose help does not.
 var flagRanges = map[string]string{
 	"passes": "≥ 1", "holdout_period": "≥ 1", "early_terminate": "≥ 1", "quantile_tau": "in (0, 1)",
@@ -133,11 +107,10 @@ var flagRanges = map[string]string{
 	"delta": "auto or ≥ 0", "epsilon": "≥ 0",
 }
 
-// finishHelp cites the papers by name and states ranges in every flag's
-// help (run once the flags are defined).
+// finishHelp states ranges in every flag's help (run once the flags are
+// defined).
 func finishHelp(fs *pflag.FlagSet) {
 	fs.VisitAll(func(f *pflag.Flag) {
-		f.Usage = citePapers(f.Usage)
 		if r, ok := flagRanges[f.Name]; ok && !strings.Contains(f.Usage, r) {
 			f.Usage += " [" + r + "]"
 		}
@@ -147,7 +120,6 @@ func finishHelp(fs *pflag.FlagSet) {
 func init() {
 	for i := range flagGroups {
 		flagGroups[i].names = append(flagGroups[i].names, vwFlagGroups[flagGroups[i].title]...)
-		flagGroups[i].title = citePapers(flagGroups[i].title)
 	}
 	flagGroups = append(flagGroups, struct {
 		title string
@@ -221,7 +193,7 @@ func (c *config) validateVW() error {
 		}
 	}
 	if c.changed("ngram") || c.changed("skips") {
-		if _, err := hashConfig(sharedOptions(c)); err != nil {
+		if _, err := learners.HashConfig(learners.NewOptions(learners.Default, settings(c))); err != nil {
 			return err
 		}
 	}
@@ -231,24 +203,6 @@ func (c *config) validateVW() error {
 // idleTimeout is --daemon_idle_timeout as a duration (0: none).
 func (v *vwFlags) idleTimeout() time.Duration {
 	return time.Duration(v.idleSecs * float64(time.Second))
-}
-
-// vwSharedOptions are the model options the flags above add to the shared
-// ones: hashing (the seed and the n-grams) and the expectile's q.
-func vwSharedOptions(c *config) model.Options {
-	o := model.Options{
-		"bits":      strconv.Itoa(c.bits),
-		"hash_seed": strconv.FormatUint(uint64(c.vw.hashSeed), 10),
-		"ngram":     strings.Join(c.vw.ngram, ","),
-		"skips":     strings.Join(c.vw.skips, ","),
-	}
-	switch c.lossName {
-	case "expectile":
-		o["expectile_q"] = fmtFloat(c.vw.expectileQ)
-	case "pinball", "absolute":
-		o["loss"] = "quantile" // VW's other names of the quantile loss
-	}
-	return o
 }
 
 // buildVersion is --version's text: the release's version, or the module
@@ -292,22 +246,4 @@ func versionString(release string, info *debug.BuildInfo) string {
 		out += dirty + ")"
 	}
 	return out + ", " + info.GoVersion
-}
-
-// vwHashConfig adds the seed and the n-grams of a model's options to h
-// (models from before these options have neither).
-func vwHashConfig(h *hashing.Config, o model.Options, p *optParser) {
-	if v, ok := o["hash_seed"]; ok {
-		s, err := strconv.ParseUint(v, 10, 32)
-		if err != nil {
-			p.fail(o, "hash_seed", "an unsigned 32-bit integer")
-		}
-		h.Seed = uint32(s)
-	}
-	if o["ngram"] != "" {
-		h.Ngrams = strings.Split(o["ngram"], ",")
-	}
-	if o["skips"] != "" {
-		h.Skips = strings.Split(o["skips"], ",")
-	}
 }

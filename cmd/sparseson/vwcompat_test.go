@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"github.com/sparseson/sparseson/learners"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -434,13 +436,9 @@ func TestModelOptionTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts := sharedOptions(c)
-		for k, v := range fam.options(c) {
-			opts[k] = v
-		}
+		opts := learners.NewOptions(fam, settings(c))
 		for k := range opts {
-			_, tun := fam.tunable[k]
-			_, fix := fam.fixed[k]
+			tun, fix := slices.Contains(fam.Tunable, k), slices.Contains(fam.Fixed, k)
 			if !rows[k] && !tun && !fix {
 				t.Errorf("%v: model option %q has no row in modelOptions", args, k)
 			}

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"fmt"
@@ -6,11 +6,11 @@ import (
 	"math"
 	"strings"
 
+	"github.com/sparseson/sparseson/learners"
 	"github.com/sparseson/sparseson/loss"
-	"github.com/sparseson/sparseson/model"
 )
 
-// The divergence warning (README, "The divergence warning"). VW prints the
+// The divergence warning (docs/usage.md, "The divergence warning"). VW prints the
 // best constant's loss beside the run's average loss and leaves the
 // comparison to the reader; a learner whose steps do not suit the units of
 // the features (an FD-adaptive learner at its paper constants on raw
@@ -39,7 +39,7 @@ import (
 // the constant in (128, 256] while they find the first positives and
 // below it from then on, and on abalone the learners that have not found
 // the offset run at 5–10 times the mean's loss. The runs the warning is
-// for stay at 4.5–44 times (README: the measurements the constants were
+// for stay at 4.5–44 times (docs/usage.md: the measurements the constants were
 // set from, every learner of the registry over every shared set).
 const (
 	divergeMinWindow = 128
@@ -134,19 +134,20 @@ func (d *divergence) constantLoss() (float64, bool) {
 // model (a multiclass one counts the 0/1 loss, which no constant's rate
 // bounds usefully: a diverged K-class model predicts one class, as the
 // constant does).
-func (d *driver) watchDivergence() {
-	if d.classes > 0 {
+func (e *Engine) watchDivergence() {
+	if e.classes > 0 {
 		return
 	}
-	name, hint := divergeHint(d.fam, d.opts)
-	d.rep.watch = newDivergence(d.loss, &d.rep.labels, name, hint)
+	name, hint := e.divergeHint()
+	e.rep.watch = newDivergence(e.loss, &e.rep.labels, name, hint)
 }
 
 // divergeHint returns the learner's name (the first line the run header
 // prints for it) and what to try when it diverges.
-func divergeHint(fam *family, o model.Options) (name, hint string) {
-	name = fam.name
-	if lines := fam.describe(o); len(lines) > 0 {
+func (e *Engine) divergeHint() (name, hint string) {
+	fam, o, n := e.fam, e.opts, e.cfg.name
+	name = fam.Name
+	if lines := fam.Describe(o); len(lines) > 0 {
 		name = strings.TrimPrefix(lines[0], "learner = ")
 	}
 	rate := ""
@@ -154,18 +155,18 @@ func divergeHint(fam *family, o model.Options) (name, hint string) {
 		rate = " (now " + l + ")"
 	}
 	switch fam {
-	case sonFamily, fullFamily:
-		hint = "try a smaller -l" + rate + " or a larger --alpha; SON's default pre-scaling (--diag, --diag_sketch scaled) is independent of the features' units"
-	case adaFamily:
+	case learners.SON, learners.Full:
+		hint = "try a smaller " + n("learning_rate") + rate + " or a larger " + n("alpha") + "; SON's default pre-scaling (" + n("diag") + ", " + n("diag_sketch") + " scaled) is independent of the features' units"
+	case learners.ADA:
 		if o["ada_scale"] == "auto" {
-			hint = "try a smaller -l" + rate + ", or AdaGrad (no learner flag)"
+			hint = "try a smaller " + n("learning_rate") + rate + ", or AdaGrad (" + n("no learner setting") + ")"
 		} else {
-			hint = "the papers' constants depend on the units of the features: try --ada_scale auto (the default: features pre-scaled to unit root mean square), a smaller -l" + rate + ", or AdaGrad (no learner flag)"
+			hint = "the papers' constants depend on the units of the features: try " + n("ada_scale") + " auto (the default: features pre-scaled to unit root mean square), a smaller " + n("learning_rate") + rate + ", or AdaGrad (" + n("no learner setting") + ")"
 		}
 	default:
-		hint = "try a smaller -l" + rate
+		hint = "try a smaller " + n("learning_rate") + rate
 		if o["normalized"] == "false" {
-			hint += "; VW's default update (AdaGrad, --normalized) does not depend on the units of the features"
+			hint += "; VW's default update (AdaGrad, " + n("normalized") + ") does not depend on the units of the features"
 		}
 	}
 	return name, hint

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"bufio"
@@ -9,41 +9,38 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/signal"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/sparseson/sparseson/hashing"
-	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/parser"
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// --daemon is VW's serving mode: sparseson listens on a TCP port, and every
-// example line a client sends gets back its prediction line — the line -p
-// would write, tag included — on the same connection, in order. The model
-// is loaded once. Connections are served concurrently, each parsing and
-// hashing its own lines with its own hashing.Builder, and all examples go
-// through one goroutine that owns the model and calls the driver's
+// Serve is VW's daemon mode: the engine listens on a TCP port, and every
+// example line a client sends gets back its prediction line — the line
+// Predictions would get, tag included — on the same connection, in order.
+// The model is loaded once. Connections are served concurrently, each
+// parsing and hashing its own lines with its own hashing.Builder, and all
+// examples go through one goroutine that owns the model and calls
 // process, the path every example of a file takes: so predictions equal
-// those of -t -p byte for byte, and without -t the model learns from the
-// labeled lines one at a time, in the order they arrive (VW's daemon
-// learns too). The model's goroutine writes each answer into memory, never
-// to a socket, so a client that stops reading stalls only itself.
+// those of a TestOnly run byte for byte, and without TestOnly the model
+// learns from the labeled lines one at a time, in the order they arrive
+// (VW's daemon learns too). The model's goroutine writes each answer into
+// memory, never to a socket, so a client that stops reading stalls only
+// itself.
 //
 // Every client gets a line "error: …" rather than a silent close or a
-// reset: past --num_children connections (the connection is then closed),
-// for a line over --daemon_max_line bytes (the line is read to its end,
-// never held whole, and dropped; the connection goes on), for a malformed
-// line (the connection goes on), and after --daemon_idle_timeout seconds
-// without a byte from the client (the connection is closed, so idle
-// sockets cannot hold the --num_children slots for ever; a client that
-// does not read its answers for as long is dropped too). It listens on
-// --host, the loopback interface unless told otherwise. SIGINT or SIGTERM
-// stops the daemon; a model being trained is then saved to -f, and the
-// exit status is 128 + the signal's number, as in batch mode.
+// reset: past NumChildren connections (the connection is then closed),
+// for a line over MaxLine bytes (the line is read to its end, never held
+// whole, and dropped; the connection goes on), for a malformed line (the
+// connection goes on), and after IdleTimeout without a byte from the
+// client (the connection is closed, so idle sockets cannot hold the
+// NumChildren slots for ever; a client that does not read its answers
+// for as long is dropped too). It listens on Host, the loopback interface
+// unless told otherwise. Canceling the context stops it; a model being
+// trained is then saved to Final.
 
 // request is one parsed example on its way to the model's goroutine.
 type request struct {
@@ -53,37 +50,36 @@ type request struct {
 	done  chan struct{}
 }
 
-func (d *driver) serve() error {
-	c := d.cfg
-	sigs, stopSignals := d.daemonSignals()
-	defer stopSignals()
-	if err := checkOutputs(c, ""); err != nil {
+// Serve answers example lines over TCP until ctx is canceled (or
+// accepting fails), then saves the model to Final (unless TestOnly) and
+// returns nil.
+func (e *Engine) Serve(ctx context.Context) error {
+	c, n := e.cfg, e.cfg.name
+	if err := e.checkOutputs("", nil); err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(c.vw.host, strconv.Itoa(c.vw.port)))
+	ln, err := net.Listen("tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
 	if err != nil {
-		return fmt.Errorf("--daemon: %w", err)
+		return fmt.Errorf("%s: %w", n("serve"), err)
 	}
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
-	for _, f := range []struct{ path, text string }{{c.vw.pidFile, strconv.Itoa(os.Getpid())}, {c.vw.portFile, strconv.Itoa(port)}} {
+	for _, f := range []struct{ path, text string }{{c.PidFile, strconv.Itoa(os.Getpid())}, {c.PortFile, strconv.Itoa(port)}} {
 		if f.path != "" {
 			if err := writeSmallOutput(f.path, f.text+"\n"); err != nil {
-				return fmt.Errorf("--daemon: %w", err)
+				return fmt.Errorf("%s: %w", n("serve"), err)
 			}
 		}
 	}
-	add, factor, _ := c.progressSchedule()
-	d.rep = newReporter(d.stderr, c.quiet, add, factor, false)
-	d.rep.multiclass, d.rep.logLossOn = d.classes > 0, d.probs != nil
-	d.watchDivergence()
-	if !c.quiet {
+	e.rep.holdoutOn = false
+	e.watchDivergence()
+	if !c.Quiet {
 		mode := "learning from labeled lines"
-		if c.testOnly {
-			mode = "predicting only (-t)"
+		if c.TestOnly {
+			mode = "predicting only (" + n("TestOnly") + ")"
 		}
-		fmt.Fprintf(d.stderr, "daemon listening on %s, %s, at most %d connections\n", ln.Addr(), mode, c.vw.numChildren)
-		d.rep.header()
+		fmt.Fprintf(c.Stderr, "daemon listening on %s, %s, at most %d connections\n", ln.Addr(), mode, c.NumChildren)
+		e.rep.header()
 	}
 
 	reqs := make(chan *request)
@@ -91,56 +87,37 @@ func (d *driver) serve() error {
 	go func() {
 		defer close(owner)
 		for r := range reqs {
-			d.process(&r.ex, false, nil, r.preds)
+			e.process(&r.ex, false, nil, r.preds)
 			r.done <- struct{}{}
 		}
 	}()
-	sig, err := d.acceptLoop(ln, sigs, stopSignals, reqs)
+	err = e.acceptLoop(ctx, ln, reqs)
 	close(reqs)
 	<-owner
 	if err != nil {
 		return err
 	}
-	saved := ""
-	if c.final != "" && !c.testOnly {
-		if err := model.Save(c.final, d.modelOptions(), d.learner.Save); err != nil {
+	if c.Final != "" && !c.TestOnly {
+		if err := e.Save(c.Final); err != nil {
 			return err
 		}
-		saved = c.final
 	}
-	if d.seen > 0 {
-		d.rep.summary(d.loss, 1, d.skipped)
+	if e.seen > 0 {
+		e.rep.summary(e.loss, 1, e.skipped)
 	}
-	return &interruptError{sig: sig, examples: d.seen, saved: saved}
+	return nil
 }
 
-// daemonSignals returns the channel of the signal that stops the daemon:
-// SIGINT or SIGTERM, or, when the driver has a context (tests), SIGINT
-// once it is done; and the function that stops the watch, which
-// acceptLoop calls when the first signal has come, so that a second one
-// has its default action (the process stops at once), as in batch mode.
-func (d *driver) daemonSignals() (<-chan os.Signal, func()) {
-	ch := make(chan os.Signal, 1)
-	if d.ctx != nil {
-		stop := context.AfterFunc(d.ctx, func() { ch <- os.Interrupt })
-		return ch, func() { stop() }
-	}
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	return ch, func() { signal.Stop(ch) }
-}
-
-// acceptLoop serves connections until a signal comes (or accepting
-// fails), then closes them all, waits for their handlers and returns the
-// signal.
-func (d *driver) acceptLoop(ln net.Listener, sigs <-chan os.Signal, stopSignals func(), reqs chan<- *request) (os.Signal, error) {
-	c := d.cfg
+// acceptLoop serves connections until ctx is canceled (or accepting
+// fails), then closes them all and waits for their handlers.
+func (e *Engine) acceptLoop(ctx context.Context, ln net.Listener, reqs chan<- *request) error {
+	c := e.cfg
 	var (
 		handlers sync.WaitGroup
 		mu       sync.Mutex
 		conns    = map[net.Conn]bool{}
 		closed   bool
-		slots    = make(chan struct{}, c.vw.numChildren)
-		sig      os.Signal
+		slots    = make(chan struct{}, c.NumChildren)
 		stopped  = make(chan struct{})
 	)
 	shutdown := func() {
@@ -152,37 +129,31 @@ func (d *driver) acceptLoop(ln net.Listener, sigs <-chan os.Signal, stopSignals 
 		}
 		mu.Unlock()
 	}
-	quit := make(chan struct{})
 	defer handlers.Wait()
 	defer shutdown()
-	defer close(quit)
-	go func() {
-		select {
-		case sig = <-sigs:
-			stopSignals() // a second signal has its default action
-			close(stopped)
-			shutdown()
-		case <-quit:
-		}
-	}()
+	stop := context.AfterFunc(ctx, func() {
+		close(stopped)
+		shutdown()
+	})
+	defer stop()
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
 			select {
 			case <-stopped:
-				return sig, nil
+				return nil
 			default:
 			}
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
 				continue
 			}
-			return nil, fmt.Errorf("--daemon: %w", err)
+			return fmt.Errorf("%s: %w", c.name("serve"), err)
 		}
 		select {
 		case slots <- struct{}{}:
 		default:
-			go refuse(conn, fmt.Sprintf("error: too many connections (--num_children %d); try again later\n", c.vw.numChildren))
+			go refuse(conn, fmt.Sprintf("error: too many connections (%s %d); try again later\n", c.name("NumChildren"), c.NumChildren))
 			continue
 		}
 		mu.Lock()
@@ -194,7 +165,7 @@ func (d *driver) acceptLoop(ln net.Listener, sigs <-chan os.Signal, stopSignals 
 		handlers.Add(1)
 		go func() {
 			defer handlers.Done()
-			d.handle(idleConn{conn, c.vw.idleTimeout()}, reqs)
+			e.handle(idleConn{conn, c.IdleTimeout}, reqs)
 			mu.Lock()
 			delete(conns, conn)
 			mu.Unlock()
@@ -204,7 +175,7 @@ func (d *driver) acceptLoop(ln net.Listener, sigs <-chan os.Signal, stopSignals 
 	}
 }
 
-// refuse tells a client over --num_children why it is not served and
+// refuse tells a client over NumChildren why it is not served and
 // closes its connection. It reads and drops what the client sent for a
 // moment first: closing a socket with unread input resets it, and a
 // reset may discard the error line before the client has read it.
@@ -244,11 +215,11 @@ func (c idleConn) Write(p []byte) (int, error) {
 }
 
 // handle serves one connection: a prediction line for every example line.
-func (d *driver) handle(conn idleConn, reqs chan<- *request) {
-	max := d.cfg.vw.maxLine
+func (e *Engine) handle(conn idleConn, reqs chan<- *request) {
+	max := e.cfg.MaxLine
 	bw := bufio.NewWriterSize(conn, 64<<10)
 	defer bw.Flush()
-	b, err := hashing.NewBuilder(d.hash)
+	b, err := hashing.NewBuilder(e.hash)
 	if err != nil {
 		fmt.Fprintf(bw, "error: %v\n", err)
 		return
@@ -261,9 +232,9 @@ func (d *driver) handle(conn idleConn, reqs chan<- *request) {
 		line, tooLong, err := readLine(br, max, &long)
 		switch {
 		case tooLong:
-			fmt.Fprintf(bw, "error: line longer than %d bytes (--daemon_max_line); skipped\n", max)
+			fmt.Fprintf(bw, "error: line longer than %d bytes (%s); skipped\n", max, e.cfg.name("MaxLine"))
 		case err == nil || (err == io.EOF && len(line) > 0):
-			if perr := d.parseLine(line, b, &req.ex); perr == nil {
+			if perr := e.parseLine(line, b, &req.ex); perr == nil {
 				reqs <- req
 				<-req.done
 				req.preds.w.Flush()
@@ -274,7 +245,7 @@ func (d *driver) handle(conn idleConn, reqs chan<- *request) {
 			}
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			fmt.Fprintf(bw, "error: nothing received for %v s (--daemon_idle_timeout); closing the connection\n", d.cfg.vw.idleSecs)
+			fmt.Fprintf(bw, "error: nothing received for %v s (%s); closing the connection\n", e.cfg.IdleTimeout.Seconds(), e.cfg.name("IdleTimeout"))
 		}
 		if err != nil {
 			return // EOF, a closed connection or the idle timeout
@@ -317,18 +288,33 @@ func readLine(br *bufio.Reader, max int, long *[]byte) (line []byte, tooLong boo
 	return line, false, err
 }
 
+// ParseLine parses one line of text as Format says (auto: a line with a
+// '|' is VW text, else LIBSVM) into ex, hashed as the model hashes. It is
+// not safe for concurrent use (Serve's connections have builders of their
+// own).
+func (e *Engine) ParseLine(line []byte, ex *sparse.Example) error {
+	if e.builder == nil {
+		b, err := hashing.NewBuilder(e.hash)
+		if err != nil {
+			return err
+		}
+		e.builder = b
+	}
+	return e.parseLine(line, e.builder, ex)
+}
+
 // parseLine parses one line as the input format says (auto: a line with a
 // '|' is VW text), checking the class of a multiclass model.
-func (d *driver) parseLine(line []byte, b *hashing.Builder, ex *sparse.Example) error {
+func (e *Engine) parseLine(line []byte, b *hashing.Builder, ex *sparse.Example) error {
 	parse := parser.ParseVWLine
-	if d.cfg.format == "libsvm" || (d.cfg.format == "auto" && bytes.IndexByte(line, '|') < 0) {
+	if e.cfg.Format == "libsvm" || (e.cfg.Format == "auto" && bytes.IndexByte(line, '|') < 0) {
 		parse = parser.ParseLIBSVMLine
 	}
 	if err := parse(line, b, ex); err != nil {
 		return err
 	}
-	if d.classes > 0 {
-		return parser.CheckClass(ex, d.classes)
+	if e.classes > 0 {
+		return parser.CheckClass(ex, e.classes)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"bufio"
@@ -89,18 +89,14 @@ func (p *predWriter) close() error {
 // names (--invert_hash) as name:slot:weight lines, VW's layout too: a
 // slot whose name was never seen has an empty name, and class k ≥ 2 of a
 // multiclass model adds "[k−1]" to the name. Only features the model has
-// seen are visited.
-func writeReadable(path string, opts model.Options, l sparse.Learner, names *invertMap) error {
-	what := "readable model"
-	if names != nil {
-		what = "--invert_hash"
-	}
+// seen are visited. what names the output in errors.
+func writeReadable(path, what string, opts model.Options, l sparse.Learner, names *invertMap, version string) error {
 	f, err := outfile.Open(path, outfile.Stream)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	w := bufio.NewWriter(f)
-	fmt.Fprintf(w, "sparseson %s readable model (format %d)\n", buildVersion(), model.Version)
+	fmt.Fprintf(w, "sparseson %s readable model (format %d)\n", version, model.Version)
 	keys := make([]string, 0, len(opts))
 	for k := range opts {
 		keys = append(keys, k)

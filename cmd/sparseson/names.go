@@ -1,0 +1,79 @@
+package main
+
+import "strings"
+
+// settingFlags names each engine setting (a field of engine.Config, or a
+// model option of package learners) that the engine's messages, warnings
+// and run header mention by the flag that sets it, written as the command
+// has always written it. TestSettingFlags checks that every setting the
+// engine names has a row.
+var settingFlags = map[string]string{
+	// engine.Config
+	"Options":        "the learner flags",
+	"Passes":         "--passes",
+	"HoldoutPeriod":  "--holdout_period",
+	"EarlyTerminate": "--early_terminate",
+	"Format":         "--format",
+	"Progress":       "-P",
+	"Cache":          "-c",
+	"CacheFile":      "--cache_file",
+	"Strict":         "--strict",
+	"TestOnly":       "-t",
+	"Final":          "-f",
+	"Readable":       "--readable_model",
+	"InvertHash":     "--invert_hash",
+	"Predictions":    "-p",
+	"Raw":            "-r",
+	"Audit":          "--audit",
+	"PidFile":        "--pid_file",
+	"PortFile":       "--port_file",
+	"ProfileFile":    "--profile",
+	"MinPrediction":  "--min_prediction",
+	"MaxPrediction":  "--max_prediction",
+	"Decay":          "--decay_learning_rate",
+	"MaxMemory":      "--max_memory",
+	"NumChildren":    "--num_children",
+	"MaxLine":        "--daemon_max_line",
+	"IdleTimeout":    "--daemon_idle_timeout",
+	// Serve's errors
+	"serve": "--daemon",
+	// model options
+	"probabilities":      "--probabilities",
+	"oaa":                "--oaa",
+	"softmax":            "--softmax",
+	"binary":             "--binary",
+	"link":               "--link",
+	"loss":               "--loss_function",
+	"bits":               "-b",
+	"learning_rate":      "-l",
+	"alpha":              "--alpha",
+	"diag":               "--diag",
+	"diag_sketch":        "--diag_sketch",
+	"ada_scale":          "--ada_scale",
+	"normalized":         "--normalized",
+	"no learner setting": "no learner flag",
+}
+
+// flagName is engine.Config.Name for the command: a setting's flag.
+func flagName(setting string) string {
+	if f, ok := settingFlags[setting]; ok {
+		return f
+	}
+	if setting != "" && setting[0] >= 'A' && setting[0] <= 'Z' {
+		return "Config." + setting
+	}
+	return "--" + strings.ToLower(setting)
+}
+
+// libraryFields are the fields of the learner packages' configurations
+// (gd.Config, ada.Config, ada.ShampooConfig) that their errors name, with
+// the flags that set them; fail writes them as flags.
+var libraryFields = []string{
+	"ShampooConfig.Bits", "-b", "ShampooConfig.Epsilon", "--epsilon", "ShampooConfig.Tau", "-m", "ShampooConfig.Eta", "-l",
+	"Config.Bits", "-b", "Config.Eta", "-l", "Config.Tau", "-m", "Config.PowerT", "--power_t", "Config.InitialT", "--initial_t",
+	"Config.L1", "--l1", "Config.L2", "--l2", "Config.Delta", "--delta", "Config.Epsilon", "--epsilon",
+	"Config.NasaC", "--nasa_c", "Config.NasaL", "--nasa_L", "Config.Adaptive", "--adaptive", "Config.Normalized", "--normalized",
+	"Config.Dual", "--dual_averaging", "Config.Step", "the step",
+}
+
+var libraryFlags = strings.NewReplacer(libraryFields...)

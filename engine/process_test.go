@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/sparseson/sparseson/learners"
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// newQuiet returns an engine of options o that reports nothing.
+func newQuiet(tb testing.TB, o map[string]string) *Engine {
+	tb.Helper()
+	c := Defaults()
+	c.Options, c.Quiet, c.Stderr = o, true, nil
+	e, err := New(c)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
+// example is a labeled example of n features.
+func example(n int) *sparse.Example {
+	ex := &sparse.Example{Label: 1, Weight: 1, HasLabel: true}
+	for i := 0; i < n; i++ {
+		ex.Idx = append(ex.Idx, uint32(7*i+1))
+		ex.Val = append(ex.Val, 1/float64(i+1))
+	}
+	return ex
+}
+
+// TestProcessAllocs: the per-example path (accounting, the output stack,
+// the learner) allocates nothing once the example's features are in the
+// model, for a scalar model and under OAA.
+func TestProcessAllocs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  map[string]string
+	}{
+		{"adagrad", nil},
+		{"logistic", map[string]string{"loss": "logistic", "link": "logistic"}},
+		{"oaa", map[string]string{"oaa": "3"}},
+	} {
+		o := learners.DefaultOptions(12)
+		for k, v := range tc.set {
+			o[k] = v
+		}
+		e := newQuiet(t, o)
+		ex := example(20)
+		if tc.set["oaa"] != "" {
+			ex.Label = 2
+		}
+		e.Process(ex)
+		if n := testing.AllocsPerRun(100, func() { e.Process(ex) }); n != 0 {
+			t.Errorf("%s: %v allocations per example", tc.name, n)
+		}
+	}
+}
+
+// BenchmarkProcess is the per-example path of training, as Run takes it
+// for every example of the data (parsing aside).
+func BenchmarkProcess(b *testing.B) {
+	e := newQuiet(b, learners.DefaultOptions(18))
+	ex := example(40)
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Process(ex)
+	}
+}

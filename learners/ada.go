@@ -1,0 +1,232 @@
+package learners
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/sparseson/sparseson/ada"
+	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// ADAFull is the model option ada's value for the dense ADA-FULL
+// reference (Wan & Zhang (TPAMI 2022), Eq. 1/2).
+const ADAFull = "ada_full"
+
+// ADADefaultTau is τ when the sketch size is not given: the default sketch
+// size of Wan & Zhang (TPAMI 2022), §5.1 and of Yang et al. (ICML 2025),
+// with which the former's δ defaults go.
+const ADADefaultTau = 20
+
+// ADADefaultEta is η when the learning rate is not given, one value per
+// preconditioner form, chosen with go run ./bench ada -part accuracy
+// (docs/algorithms.md §19): over η = 2^j, j = −4…4, at τ = 20,
+// logistic loss, one pass over the 11 shared binary sets, the η with the
+// best mean test accuracy among those never more than 2 pp below default
+// AdaGrad on news20 and w8a. The same j wins for every learner of a form:
+// j = −2 for the δ form (ADA-FD, ADA-FFD, both updates: means
+// 85.35–86.43%), j = −1 for the escaped-mass form (FTSL, FTFSL, S-ADA,
+// Fast S-ADA: 85.46–86.81%). That grid ran on x as it comes (ada_scale
+// paper); under the default ada_scale auto the features are in [−1, 1]
+// (ada.Prescaled), which on the 0/1 sets (splice, w8a) is the same data.
+func ADADefaultEta(name string) float64 {
+	if n, ok := ada.Lookup(name); ok && n.Precond == ada.Escaped {
+		return 0.5
+	}
+	return 0.25
+}
+
+// FTSL-Shampoo's defaults when η, τ and ε are not given: the setting of
+// the grid η ∈ {½ … 256}, ε ∈ {0.01, 1, 100}, τ ∈ {5, 10, 20} with the
+// smallest mean relative excess one-pass test error over 20-class news20
+// and three-class abalone (go run ./bench multiclass -part shampoo;
+// docs/algorithms.md §20): 34.17% and 40.07% against the grid's best
+// 33.18% and 39.93%.
+const (
+	ShampooDefaultEta     = 4.0
+	ShampooDefaultTau     = 20
+	ShampooDefaultEpsilon = 1.0
+)
+
+var adaFamily = &Family{
+	Name:    "ada",
+	options: adaOptions,
+	Tunable: []string{"learning_rate"},
+	build: func(o model.Options, l loss.Loss, r *model.Reader) (sparse.Learner, error) {
+		cfg, err := adaConfig(o)
+		if err != nil {
+			return nil, err
+		}
+		full := o["ada"] == ADAFull
+		if o["ada_scale"] != "auto" {
+			return adaBuild(cfg, full, l, r)
+		}
+		if r == nil {
+			in, err := adaBuild(cfg, full, l, nil)
+			if err != nil {
+				return nil, err
+			}
+			return ada.NewPrescaled(in, cfg.Bits), nil
+		}
+		return ada.LoadPrescaled(r, cfg.Bits, func(r *model.Reader) (sparse.Learner, error) { return adaBuild(cfg, full, l, r) })
+	},
+	memory: func(o model.Options) (float64, float64, error) {
+		cfg, err := adaConfig(o)
+		if err != nil {
+			return 0, 0, err
+		}
+		if o["ada"] == ADAFull {
+			// β_j and a row of U (up to 2^b wide).
+			return 8 * (1 + math.Ldexp(1, int(cfg.Bits))), 0, nil
+		}
+		// A feature's row: β̄_j (or ḡ_j), its Z column, and a deferred-step
+		// stamp; the sketch's p×p matrices and the core's ring of maps.
+		p := float64(ada.RowCap(cfg))
+		return 8*(1+p) + 4, 8*4*p*p + 8*256*(2*p*p+p), nil
+	},
+	describe: func(o model.Options) []string {
+		cfg, _ := adaConfig(o)
+		line := "learner = " + cfg.Name()
+		if o["ada"] != ADAFull {
+			line += ", τ = " + o["m"]
+		}
+		line += ", η = " + o["learning_rate"]
+		if v, ok := o["delta"]; ok {
+			line += ", δ = " + v
+		} else {
+			line += ", ε = " + o["epsilon"]
+		}
+		return []string{line + scaleNote(o)}
+	},
+}
+
+// scaleNote says in the run header which features the learner sees.
+func scaleNote(o model.Options) string {
+	if o["ada_scale"] == "auto" {
+		return ", on x_j/max|x_j| (--ada_scale auto)"
+	}
+	return ", on x as given (--ada_scale paper)"
+}
+
+// adaBuild makes (r nil) or loads the learner of cfg.
+func adaBuild(cfg ada.Config, full bool, l loss.Loss, r *model.Reader) (sparse.Learner, error) {
+	switch {
+	case full && r == nil:
+		return ada.NewFull(cfg, l)
+	case full:
+		return ada.LoadFull(r, cfg, l)
+	case r == nil:
+		return ada.New(cfg, l)
+	}
+	return ada.Load(r, cfg, l)
+}
+
+// adaConfig decodes an FD-adaptive model's options.
+func adaConfig(o model.Options) (ada.Config, error) {
+	var p optParser
+	cfg := ada.Config{Bits: uint(p.int(o, "bits")), Eta: p.float(o, "learning_rate")}
+	switch o["update"] {
+	case "dual":
+		cfg.Update = ada.Dual
+	case "mirror":
+		cfg.Update = ada.Mirror
+	default:
+		return cfg, fmt.Errorf("model option update=%q is not dual or mirror", o["update"])
+	}
+	name := o["ada"]
+	if name == ADAFull {
+		cfg.Precond, cfg.Delta = ada.Delta, p.float(o, "delta")
+		return cfg, p.err
+	}
+	n, ok := ada.Lookup(name)
+	if !ok {
+		return cfg, fmt.Errorf("unknown FD-adaptive learner %q", name)
+	}
+	if n.UpdateFixed && cfg.Update != n.Update {
+		return cfg, fmt.Errorf("model option update=%q does not fit %s", o["update"], n.Paper)
+	}
+	cfg.Precond, cfg.Buffer, cfg.Tau = n.Precond, n.Buffer, p.int(o, "m")
+	if n.Precond == ada.Delta {
+		cfg.Delta = p.float(o, "delta")
+	} else {
+		cfg.Epsilon = p.float(o, "epsilon")
+	}
+	return cfg, p.err
+}
+
+var shampooFamily = &Family{
+	Name:    "shampoo",
+	options: shampooOptions,
+	// η only scales W = −η·P·Ḡ, so a resumed run may change it.
+	Tunable: []string{"learning_rate"},
+	Fixed:   []string{"classes", "shampoo_exact_left"},
+	build: func(o model.Options, _ loss.Loss, r *model.Reader) (sparse.Learner, error) {
+		cfg, err := shampooConfig(o)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case o["ada_scale"] != "auto" && r == nil:
+			return ada.NewShampoo(cfg)
+		case o["ada_scale"] != "auto":
+			return ada.LoadShampoo(r, cfg)
+		case r == nil:
+			m, err := ada.NewShampoo(cfg)
+			if err != nil {
+				return nil, err
+			}
+			return ada.NewPrescaledMulticlass(m, cfg.Bits), nil
+		}
+		return ada.LoadPrescaledMulticlass(r, cfg.Bits, func(r *model.Reader) (*ada.Shampoo, error) { return ada.LoadShampoo(r, cfg) })
+	},
+	memory: func(o model.Options) (float64, float64, error) {
+		cfg, err := shampooConfig(o)
+		if err != nil {
+			return 0, 0, err
+		}
+		// A feature's row: its K entries of Ḡ, the split table's
+		// [β̄_j, Z_j] and a deferred-step stamp; fixed: Y (p×K), the
+		// sketch's p×p matrices and the core's ring of maps, the left
+		// factor.
+		p, k := float64(ada.ShampooRowCap(cfg)), float64(cfg.Classes)
+		return 8*(k+1+p) + 4, 8 * (p*k + 4*p*p + 256*(2*p*p+p) + k*(k+1)), nil
+	},
+	describe: func(o model.Options) []string {
+		k, _ := strconv.Atoi(o["classes"])
+		m, _ := strconv.Atoi(o["m"])
+		left := "sketched, τ_L = τ"
+		switch {
+		case o["shampoo_exact_left"] == "true":
+			left = "exact"
+		case m >= k:
+			// L̂L̂ᵀ has rank ≤ K − 1 (1ᵀ(p − e_y) = 0): τ ≥ K keeps it exactly.
+			left = "exact (τ ≥ K)"
+		}
+		return []string{
+			"learner = FTSL-Shampoo, softmax (multinomial logistic), " + o["classes"] + " classes",
+			"sketch size τ = " + o["m"] + ", left factor " + left + ", ε = " + o["epsilon"] + ", η = " + o["learning_rate"] + scaleNote(o),
+		}
+	},
+}
+
+// shampooConfig decodes an FTSL-Shampoo model's options.
+func shampooConfig(o model.Options) (ada.ShampooConfig, error) {
+	var p optParser
+	cfg := ada.ShampooConfig{
+		Bits:    uint(p.int(o, "bits")),
+		Classes: p.int(o, "classes"),
+		Tau:     p.int(o, "m"),
+		Eta:     p.float(o, "learning_rate"),
+		Epsilon: p.float(o, "epsilon"),
+	}
+	cfg.LeftTau = cfg.Tau
+	if p.bool(o, "shampoo_exact_left") {
+		cfg.LeftTau = 0
+	}
+	if p.err != nil {
+		return cfg, p.err
+	}
+	return cfg, cfg.Validate()
+}
