@@ -63,53 +63,16 @@ func (g *GD) mergeParts(a *sparse.MergeArgs) (parts []*GD, tabs []*sparse.Table,
 	if g.cfg.Step != StepSchedule {
 		return nil, nil, nil, fmt.Errorf("models trained with %s steps cannot be merged: their per-feature state is a running mean, not a sum; train the shards with the AdaGrad, normalized or plain gradient descent updates", g.cfg.Step)
 	}
-	if len(a.Parts) == 0 {
-		return nil, nil, nil, errors.New("merge: no models to merge")
-	}
-	parts = make([]*GD, len(a.Parts))
-	tabs = make([]*sparse.Table, len(a.Parts))
-	for i, l := range a.Parts {
+	return castParts(a, "a first-order learner with this configuration", func(l sparse.Learner) (*GD, bool) {
 		p, ok := l.(*GD)
-		if !ok || p.cfg != g.cfg {
-			return nil, nil, nil, fmt.Errorf("model %d: not a first-order learner with this configuration (%T)", i+1, l)
-		}
-		parts[i], tabs[i] = p, p.tab
-	}
-	if a.Base != nil {
-		b, ok := a.Base.(*GD)
-		if !ok || b.cfg != g.cfg {
-			return nil, nil, nil, fmt.Errorf("base model: not a first-order learner with this configuration (%T)", a.Base)
-		}
-		base = b
-		for i, p := range parts {
-			if p.t < b.t || p.tab.Len() < b.tab.Len() {
-				return nil, nil, nil, fmt.Errorf("model %d has seen fewer examples or features than the base: it was not trained from the base (-i)", i+1)
-			}
-		}
-	}
-	return parts, tabs, base, nil
+		return p, ok && p.cfg == g.cfg
+	})
 }
 
 // mergeCounters adds up the example count and the normalisation sums, and
 // returns each part's own example count (the ByExamples weights).
 func (g *GD) mergeCounters(parts []*GD, base *GD) (counts []float64) {
-	sums := func(get func(*GD) float64, none float64) float64 {
-		v := make([]float64, len(parts))
-		for i, p := range parts {
-			v[i] = get(p)
-		}
-		if base != nil {
-			none = get(base)
-		}
-		return sparse.MergedSum(v, none)
-	}
-	g.t = sums(func(p *GD) float64 { return p.t }, g.cfg.InitialT)
-	g.normSum = sums(func(p *GD) float64 { return p.normSum }, 0)
-	g.totalWeight = sums(func(p *GD) float64 { return p.totalWeight }, 0)
-	counts = make([]float64, len(parts))
-	for i, p := range parts {
-		counts[i] = p.t - g.cfg.InitialT
-	}
+	g.t, g.normSum, g.totalWeight, counts = mergedCounters(parts, base, g.cfg.InitialT)
 	return counts
 }
 
@@ -208,54 +171,16 @@ func (m *Softmax) mergeParts(a *sparse.MergeArgs) (parts []*Softmax, tabs []*spa
 	if m.tab.Len() != 0 || m.t != m.cfg.InitialT {
 		return nil, nil, nil, errors.New("merge: the receiving softmax model is not new")
 	}
-	if len(a.Parts) == 0 {
-		return nil, nil, nil, errors.New("merge: no models to merge")
-	}
-	k := len(a.Parts)
-	parts = make([]*Softmax, k)
-	tabs = make([]*sparse.Table, k)
-	for i, l := range a.Parts {
+	return castParts(a, fmt.Sprintf("a %d-class softmax model with this configuration", m.k), func(l sparse.Learner) (*Softmax, bool) {
 		p, ok := l.(*Softmax)
-		if !ok || p.cfg != m.cfg || p.k != m.k {
-			return nil, nil, nil, fmt.Errorf("model %d: not a %d-class softmax model with this configuration (%T)", i+1, m.k, l)
-		}
-		parts[i], tabs[i] = p, p.tab
-	}
-	if a.Base != nil {
-		b, ok := a.Base.(*Softmax)
-		if !ok || b.cfg != m.cfg || b.k != m.k {
-			return nil, nil, nil, fmt.Errorf("base model: not a %d-class softmax model with this configuration (%T)", m.k, a.Base)
-		}
-		base = b
-		for i, p := range parts {
-			if p.t < b.t || p.tab.Len() < b.tab.Len() {
-				return nil, nil, nil, fmt.Errorf("model %d has seen fewer examples or features than the base: it was not trained from the base (-i)", i+1)
-			}
-		}
-	}
-	return parts, tabs, base, nil
+		return p, ok && p.cfg == m.cfg && p.k == m.k
+	})
 }
 
 // mergeCounters adds up the example count and the normalisation sums, and
 // returns each part's own example count (the ByExamples weights).
 func (m *Softmax) mergeCounters(parts []*Softmax, base *Softmax) (counts []float64) {
-	sums := func(get func(*Softmax) float64, none float64) float64 {
-		v := make([]float64, len(parts))
-		for i, p := range parts {
-			v[i] = get(p)
-		}
-		if base != nil {
-			none = get(base)
-		}
-		return sparse.MergedSum(v, none)
-	}
-	m.t = sums(func(p *Softmax) float64 { return p.t }, m.cfg.InitialT)
-	m.normSum = sums(func(p *Softmax) float64 { return p.normSum }, 0)
-	m.totalWeight = sums(func(p *Softmax) float64 { return p.totalWeight }, 0)
-	counts = make([]float64, len(parts))
-	for i, p := range parts {
-		counts[i] = p.t - m.cfg.InitialT
-	}
+	m.t, m.normSum, m.totalWeight, counts = mergedCounters(parts, base, m.cfg.InitialT)
 	return counts
 }
 
@@ -312,3 +237,77 @@ func (m *Softmax) mergeFeature(fm *featureMerge, u *sparse.Union, j int, key uin
 
 // Rekey implements sparse.Rekeyer.
 func (m *Softmax) Rekey(f func(slot uint32) uint32) error { return m.tab.Rekey(f) }
+
+// mergeable is what GD and Softmax share for a merge: the clock and
+// normalisation sums that add up, and the feature table.
+type mergeable interface {
+	*GD | *Softmax
+	mergeState() (t, normSum, totalWeight float64, tab *sparse.Table)
+}
+
+func (g *GD) mergeState() (float64, float64, float64, *sparse.Table) {
+	return g.t, g.normSum, g.totalWeight, g.tab
+}
+
+func (m *Softmax) mergeState() (float64, float64, float64, *sparse.Table) {
+	return m.t, m.normSum, m.totalWeight, m.tab
+}
+
+// castParts type-asserts a merge's parts and base with same, which also
+// checks that a learner has the receiver's configuration (what names it
+// in the error), and checks that every part was trained from the base.
+func castParts[P mergeable](a *sparse.MergeArgs, what string, same func(sparse.Learner) (P, bool)) (parts []P, tabs []*sparse.Table, base P, err error) {
+	if len(a.Parts) == 0 {
+		return nil, nil, base, errors.New("merge: no models to merge")
+	}
+	parts = make([]P, len(a.Parts))
+	tabs = make([]*sparse.Table, len(a.Parts))
+	for i, l := range a.Parts {
+		p, ok := same(l)
+		if !ok {
+			return nil, nil, base, fmt.Errorf("model %d: not %s (%T)", i+1, what, l)
+		}
+		parts[i] = p
+		_, _, _, tabs[i] = p.mergeState()
+	}
+	if a.Base == nil {
+		return parts, tabs, base, nil
+	}
+	b, ok := same(a.Base)
+	if !ok {
+		return nil, nil, base, fmt.Errorf("base model: not %s (%T)", what, a.Base)
+	}
+	bt, _, _, btab := b.mergeState()
+	for i, tab := range tabs {
+		if t, _, _, _ := parts[i].mergeState(); t < bt || tab.Len() < btab.Len() {
+			return nil, nil, base, fmt.Errorf("model %d has seen fewer examples or features than the base: it was not trained from the base (-i)", i+1)
+		}
+	}
+	return parts, tabs, b, nil
+}
+
+// mergedCounters adds up the parts' example clocks and normalisation sums
+// (base + Σ(part − base) with a base, sparse.MergedSum), and returns each
+// part's own example count (the ByExamples weights).
+func mergedCounters[P mergeable](parts []P, base P, initialT float64) (t, normSum, totalWeight float64, counts []float64) {
+	var none P
+	sum := func(get func(P) float64, empty float64) float64 {
+		v := make([]float64, len(parts))
+		for i, p := range parts {
+			v[i] = get(p)
+		}
+		if base != none {
+			empty = get(base)
+		}
+		return sparse.MergedSum(v, empty)
+	}
+	t = sum(func(p P) float64 { t, _, _, _ := p.mergeState(); return t }, initialT)
+	normSum = sum(func(p P) float64 { _, n, _, _ := p.mergeState(); return n }, 0)
+	totalWeight = sum(func(p P) float64 { _, _, w, _ := p.mergeState(); return w }, 0)
+	counts = make([]float64, len(parts))
+	for i, p := range parts {
+		pt, _, _, _ := p.mergeState()
+		counts[i] = pt - initialT
+	}
+	return t, normSum, totalWeight, counts
+}
