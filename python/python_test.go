@@ -10,11 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/sparseson/sparseson/internal/testbin"
 )
 
 // pythonWithSklearn returns an interpreter that has everything the suite
@@ -154,39 +154,13 @@ func watchSources(t *testing.T) {
 	}
 }
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
 // TestMain removes the binary the tests built.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m) }
 
 // sparsesonBinary builds the command once per test run.
 func sparsesonBinary(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-		}
-		dir, err := os.MkdirTemp("", "sparseson-python-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "sparseson")
-		if out, err := exec.Command(goTool, "build", "-o", binPath, "../cmd/sparseson").CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
+	binPath, binErr := testbin.Build()
 	if binErr != nil {
 		t.Fatal(binErr)
 	}

@@ -10,10 +10,11 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode"
+
+	"github.com/sparseson/sparseson/internal/testbin"
 )
 
 // root is the repository root, seen from this package's directory (go test
@@ -220,41 +221,17 @@ func tail(b []byte) string {
 	return string(b)
 }
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
 // binary builds the command once for the tests that read its --help.
 func binary(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "doccheck")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "sparseson")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/sparseson")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
+	path, err := testbin.Build()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return binPath
+	return path
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m) }
 
 // helpFlag matches a flag line of pflag's usage: "  -b, --bit_precision int".
 var helpFlag = regexp.MustCompile(`(?m)^\s+(?:-[A-Za-z], )?--([A-Za-z][A-Za-z0-9_]*)`)
