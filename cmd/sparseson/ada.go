@@ -36,7 +36,7 @@ var adaFlagHelp = map[string]string{
 }
 
 // adaFlagNames in the order a conflict is reported.
-var adaFlagNames = []string{"ada_fd", "ada_ffd", "ftsl", "ftfsl", "sada", "sada_fast", adaFullFlag}
+var adaFlagNames = learners.ADANames
 
 func addADAFlags(fs *pflag.FlagSet, a *adaFlags) {
 	a.learner = map[string]*bool{}
@@ -99,7 +99,7 @@ func (c *config) validateADA() error {
 	}
 	update := a.dualAveraging || a.mirrorDescent
 	if name == "" && c.initial != "" {
-		return nil // the loaded model decides (mergeModelOptions)
+		return nil // the loaded model decides (learners.Resume)
 	}
 	if name == "" {
 		switch {

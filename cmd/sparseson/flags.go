@@ -105,7 +105,7 @@ type config struct {
 	cluster clusterFlags // --total, --node (cluster.go)
 
 	changed func(name string) bool // given on the command line
-	flags   *pflag.FlagSet         // every flag, as parsed (registry.go enumerates them)
+	flags   *pflag.FlagSet         // every flag, as parsed (registry_test.go enumerates them)
 	on      func(name string) bool // a boolean flag given and true
 }
 

@@ -18,7 +18,7 @@ type nasaFlags struct {
 
 // nasaFlagNames are the flags that choose a step, in the order a conflict
 // is reported.
-var nasaFlagNames = []string{"nasa", "nasa_strong", "nasa_accel", "scalar_adagrad", "sadagrad"}
+var nasaFlagNames = learners.StepNames
 
 func addNASAFlags(fs *pflag.FlagSet, n *nasaFlags) {
 	fs.BoolVar(&n.nasa, "nasa", false, "NASA steps (Ouyang & Gray (KDD 2012), Eq. 10), η = c/√(Σ_{i≤t} δ̄_i²) with δ̄_i = g_i − mean(g_1..g_i): per feature in the AdaGrad learner (the default, or --adaptive [--normalized]; c takes -l's place), or with --sgd the paper's scalar step on ‖δ̄_i‖². First step guarded: δ̄_1 := g_1 (the paper's η_1 = ∞). Not for SON")
