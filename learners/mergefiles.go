@@ -176,14 +176,20 @@ type MismatchError struct {
 }
 
 func (e *MismatchError) Error() string {
+	a, b := e.Values()
+	return fmt.Sprintf("the models in %s and %s differ in %s: %s against %s; only models trained with the same options can be merged",
+		e.PathA, e.PathB, e.Row.Key, a, b)
+}
+
+// Values writes the two values for a message: quoted, or "absent".
+func (e *MismatchError) Values() (a, b string) {
 	show := func(v string, ok bool) string {
 		if !ok {
 			return "absent"
 		}
 		return fmt.Sprintf("%q", v)
 	}
-	return fmt.Sprintf("the models in %s and %s differ in %s: %s against %s; only models trained with the same options can be merged",
-		e.PathA, e.PathB, e.Row.Key, show(e.A, e.HasA), show(e.B, e.HasB))
+	return show(e.A, e.HasA), show(e.B, e.HasB)
 }
 
 // sameOptions checks that model m was trained with ref's options: every

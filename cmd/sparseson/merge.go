@@ -117,12 +117,6 @@ func mergeMessage(err error) error {
 	case errors.As(err, &ne) && ne.Family == learners.Full:
 		return fmt.Errorf("%s cannot be merged: full ONS keeps a dense 2^b×2^b matrix A_t, which has no meaningful average; train the shards with a sketch (--oja, --fd, --rfd, --rp)", ne.Learner)
 	case errors.As(err, &me):
-		show := func(v string, ok bool) string {
-			if !ok {
-				return "absent"
-			}
-			return fmt.Sprintf("%q", v)
-		}
 		what := "it shapes the model"
 		switch me.Row.Class {
 		case learners.TunableOption:
@@ -134,8 +128,9 @@ func mergeMessage(err error) error {
 		if len(me.Row.Settings) > 0 {
 			flags = " (--" + strings.Join(me.Row.Settings, ", --") + ")"
 		}
+		a, b := me.Values()
 		return fmt.Errorf("the models in %s and %s differ in %s%s: %s against %s; only models trained with the same options can be merged (%s)",
-			me.PathA, me.PathB, me.Row.Key, flags, show(me.A, me.HasA), show(me.B, me.HasB), what)
+			me.PathA, me.PathB, me.Row.Key, flags, a, b, what)
 	}
 	return err
 }
