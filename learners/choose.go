@@ -88,8 +88,8 @@ func SelectedStep(s *Settings) gd.Step {
 }
 
 // Select sets the learner the selecting settings (On, Given) choose:
-// Sketch, ADA and Step. A conflict among them is Choose's and Check's
-// error; Select keeps the first choice.
+// Sketch, ADA and Step. Two sketches or two FD-adaptive learners leave
+// Sketch or ADA empty: the conflict is Choose's and CheckADA's error.
 func (s *Settings) Select() {
 	_, s.Sketch, _ = SONSelected(s)
 	s.ADA, _ = ADASelected(s)
