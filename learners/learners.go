@@ -52,7 +52,7 @@ type Family struct {
 	// change (rates); every other option shapes the model.
 	Tunable []string
 	// Fixed lists option keys beside the shared table that shape the
-	// model (for the command's checks of a resumed run).
+	// model (for Resume, the checks of a resumed run).
 	Fixed []string
 
 	options  func(s *Settings) model.Options

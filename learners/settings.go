@@ -62,6 +62,14 @@ type Settings struct {
 	// alpha, alpha_inverse, projection, epsilon, fd_gate): some defaults
 	// depend on it. Nil: nothing was.
 	Given func(setting string) bool
+	// On reports whether a switch (a boolean setting: a sketch, an
+	// FD-adaptive learner, shampoo, a step) was chosen and is on. Nil:
+	// none was.
+	On func(setting string) bool
+	// Name is how the checks' messages (Check*, Choose) write a setting,
+	// named as for Given (the command maps them to its flags). Nil: by
+	// its own name.
+	Name func(setting string) string
 }
 
 func (s *Settings) given(name string) bool { return s.Given != nil && s.Given(name) }
@@ -294,4 +302,14 @@ func shampooOptions(s *Settings) model.Options {
 		o["ada_scale"] = s.ADAScale // absent: paper
 	}
 	return o
+}
+
+func (s *Settings) on(name string) bool { return s.On != nil && s.On(name) }
+
+// name is how a message writes a setting: through s.Name, or as itself.
+func (s *Settings) name(setting string) string {
+	if s.Name != nil {
+		return s.Name(setting)
+	}
+	return setting
 }

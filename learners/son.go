@@ -15,6 +15,18 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
+// SON's defaults, chosen with go run ./bench sontune (docs/algorithms.md
+// §14): pre-scaling on, C = ∞ and η_t = 1/√t; α = 2 is the best mean
+// test accuracy over the shared binary sets among the α that reach
+// news20's target (≥ 92.8%, liblinear's batch optimum).
+const (
+	DefaultAlpha = 2.0
+	DefaultEta0  = 1.0
+)
+
+// DefaultProjection is C = ∞: no projection.
+var DefaultProjection = math.Inf(1)
+
 // sketchKind is one sketch a SON learner can use.
 type sketchKind struct {
 	name string // the model option sketch's value

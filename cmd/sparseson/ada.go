@@ -1,13 +1,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"math"
-	"strconv"
-
-	"github.com/sparseson/sparseson/ada"
-	"github.com/sparseson/sparseson/gd"
 	"github.com/sparseson/sparseson/learners"
 	"github.com/spf13/pflag"
 )
@@ -36,7 +29,7 @@ var adaFlagHelp = map[string]string{
 }
 
 // adaFlagNames in the order a conflict is reported.
-var adaFlagNames = []string{"ada_fd", "ada_ffd", "ftsl", "ftfsl", "sada", "sada_fast", adaFullFlag}
+var adaFlagNames = learners.ADANames
 
 func addADAFlags(fs *pflag.FlagSet, a *adaFlags) {
 	a.learner = map[string]*bool{}
@@ -48,106 +41,4 @@ func addADAFlags(fs *pflag.FlagSet, a *adaFlags) {
 	fs.StringVar(&a.delta, "delta", "auto", "δ of H = δI + …: for --ada_fd/--ada_ffd/--ada_full, auto is Wan & Zhang (TPAMI 2022), §5.1's 10 (dual averaging) or 1 (mirror descent); for --adaptive alone (ADA-DIAG: β −= η(δI + diag(Σgg ᵀ)^{1/2})⁻¹g), auto is 0")
 	fs.StringVar(&a.scale, "ada_scale", "auto", "units of the features for the FD-adaptive learners (--ada_fd … --sada_fast, --ada_full) and --shampoo: auto learns on x_j/s_j, s_j the largest |x_j| seen so far (VW's --normalized scale), so that η and δ do not depend on the features' units; paper takes x as it comes (the papers' form, and models saved before this flag)")
 	fs.Float64Var(&a.epsilon, "epsilon", 0, "ε added to the escaped mass ρ of --ftsl, --ftfsl, --sada, --sada_fast: (ρ + ε)I + SᵀS (0: the pseudo-inverse while ρ = 0); with --shampoo, ε > 0 of both factors L and R (default 1)")
-}
-
-// adaOn reports whether the flags choose an FD-adaptive learner.
-func (c *config) adaOn() bool {
-	for _, n := range adaFlagNames {
-		if c.on(n) {
-			return true
-		}
-	}
-	return false
-}
-
-// adaSelected returns the FD-adaptive learner the flags choose ("" for
-// none).
-func adaSelected(c *config) (string, error) {
-	var chosen []string
-	for _, n := range adaFlagNames {
-		if c.on(n) {
-			chosen = append(chosen, n)
-		}
-	}
-	if len(chosen) > 1 {
-		return "", fmt.Errorf("choose one FD-adaptive learner, not --%s and --%s", chosen[0], chosen[1])
-	}
-	if len(chosen) == 0 {
-		return "", nil
-	}
-	return chosen[0], nil
-}
-
-// validateADA checks the FD-adaptive flags against each other and the
-// rest of the command line.
-func (c *config) validateADA() error {
-	a := &c.ada
-	name, err := adaSelected(c)
-	if err != nil {
-		return err
-	}
-	delta, derr := strconv.ParseFloat(a.delta, 64)
-	switch {
-	case a.delta != "auto" && (derr != nil || !(delta >= 0) || math.IsInf(delta, 0)):
-		return fmt.Errorf("--delta %q: want auto or a number ≥ 0", a.delta)
-	case !(a.epsilon >= 0) || math.IsInf(a.epsilon, 0):
-		return fmt.Errorf("--epsilon %v: must be ≥ 0 and finite", a.epsilon)
-	case a.scale != "auto" && a.scale != "paper":
-		return fmt.Errorf("--ada_scale %q: want auto or paper", a.scale)
-	case a.dualAveraging && a.mirrorDescent:
-		return errors.New("choose one update: --dual_averaging or --mirror_descent")
-	}
-	update := a.dualAveraging || a.mirrorDescent
-	if name == "" && c.initial != "" {
-		return nil // the loaded model decides (mergeModelOptions)
-	}
-	if name == "" {
-		switch {
-		case update && (!c.adaptive || c.normalized || c.sgd):
-			return errors.New("--dual_averaging and --mirror_descent choose the update of --ada_fd, --ada_ffd, --ada_full, or of --adaptive alone (ADA-DIAG)")
-		case a.dualAveraging && (c.l2 > 0 || c.vw.l1 > 0 || c.nasaStep() != gd.StepSchedule):
-			return errors.New("ADA-DIAG's dual averaging (--adaptive --dual_averaging) has no --l1, --l2 or NASA step")
-		case c.changed("epsilon") && !c.shampoo.on:
-			return errors.New("--epsilon applies to --ftsl, --ftfsl, --sada, --sada_fast and --shampoo")
-		case c.changed("ada_scale") && !c.shampoo.on:
-			return errors.New("--ada_scale applies to the FD-adaptive learners (--ada_fd, --ada_ffd, --ftsl, --ftfsl, --sada, --sada_fast, --ada_full) and --shampoo")
-		case c.changed("delta") && (!c.adaptive || c.normalized || c.sgd):
-			return errors.New("--delta applies to the FD-adaptive learners (--ada_fd, --ada_ffd, --ada_full) and to --adaptive alone (ADA-DIAG)")
-		}
-		return nil
-	}
-	n, named := ada.Lookup(name)
-	escaped := named && n.Precond == ada.Escaped
-	switch {
-	case named && n.UpdateFixed && update:
-		other := map[string]string{"ftsl": "its mirror-descent form is --sada", "ftfsl": "its mirror-descent form is --sada_fast", "sada": "its dual-averaging form is --ftsl", "sada_fast": "its dual-averaging form is --ftfsl"}[name]
-		return fmt.Errorf("--%s has a fixed update (%s); drop --dual_averaging/--mirror_descent", name, other)
-	case escaped && c.changed("delta"):
-		return fmt.Errorf("--delta does not apply to --%s, whose preconditioner is (ρI + SᵀS)^{1/2} (see --epsilon)", name)
-	case !escaped && c.changed("epsilon"):
-		return fmt.Errorf("--epsilon applies to the escaped-mass learners (--ftsl, --ftfsl, --sada, --sada_fast), not --%s", name)
-	case a.delta != "auto" && delta == 0 && name != adaFullFlag:
-		return fmt.Errorf("--%s needs δ > 0 (δ = 0 is only meaningful for --ada_full, the pseudo-inverse)", name)
-	case name != adaFullFlag && (c.sketchSize < 1 || c.sketchSize > ada.MaxTau):
-		return fmt.Errorf("-m %d: the sketch size τ of --%s must be in 1..%d", c.sketchSize, name, ada.MaxTau)
-	case name == adaFullFlag && c.bits > ada.MaxFullBits:
-		return fmt.Errorf("--ada_full is dense: -b %d exceeds %d", c.bits, ada.MaxFullBits)
-	case name == adaFullFlag && c.changed("sketch_size"):
-		return errors.New("--ada_full has no sketch: drop -m")
-	case c.softmax > 0:
-		return fmt.Errorf("--%s is a binary (or regression) learner; use it with --oaa K, not --softmax", name)
-	case c.vw.l1 > 0 || c.l2 > 0:
-		return fmt.Errorf("--%s: --l1 and --l2 break the closed form of the update (β = −η·P·Σg, β −= η·P·g); a composite step would need a proximal map in P's metric, which has no closed form outside a diagonal P: not supported", name)
-	}
-	for _, f := range []string{"sgd", "adaptive", "normalized", "power_t", "initial_t", "oja", "rp", "fd", "fd_fast", "rfd", "rfd_fast", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "diag", "diag_sketch"} {
-		if c.changed(f) {
-			return fmt.Errorf("--%s does not apply to --%s", f, name)
-		}
-	}
-	for _, f := range nasaFlagNames {
-		if c.changed(f) {
-			return fmt.Errorf("--%s is a step size of the first-order learner; it does not apply to --%s", f, name)
-		}
-	}
-	return nil
 }

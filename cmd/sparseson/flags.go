@@ -4,10 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 
 	"github.com/sparseson/sparseson/fd"
+	"github.com/sparseson/sparseson/learners"
 	"github.com/spf13/pflag"
 )
 
@@ -105,7 +104,7 @@ type config struct {
 	cluster clusterFlags // --total, --node (cluster.go)
 
 	changed func(name string) bool // given on the command line
-	flags   *pflag.FlagSet         // every flag, as parsed (registry.go enumerates them)
+	flags   *pflag.FlagSet         // every flag, as parsed (registry_test.go enumerates them)
 	on      func(name string) bool // a boolean flag given and true
 }
 
@@ -243,11 +242,11 @@ func addSketchFlags(fs *pflag.FlagSet, c *config) {
 	fs.BoolVar(&c.rfd, "rfd", false, "RFD-SON: Robust FD (Luo et al. (JMLR 2019)): α grows by half of each eigenvalue FD discards, on top of the scaled form's α₀; with --diag_sketch paper or --diag=false and no --alpha, α starts at 0 (RFD₀) and C = 1")
 	fs.BoolVar(&c.rfdFast, "rfd_fast", false, "RFD-SON with the doubled buffer")
 	fs.BoolVar(&c.full, "full", false, "full ONS (Luo et al. (NIPS 2016), Eq. 1–2): exact dense d×d A_t, for -b ≤ 12; the reference for small data")
-	fs.Float64Var(&c.alpha, "alpha", defaultAlpha, "α of A_t = αI + SᵀS, the regulariser outside the sketch. Default: from the data with --diag_sketch scaled (α₀ = ρ + ¼·(features seen per example)², relative to the pre-scaled curvature whose diagonal is ≈ 1); 2 with --diag_sketch paper or --diag=false")
+	fs.Float64Var(&c.alpha, "alpha", learners.DefaultAlpha, "α of A_t = αI + SᵀS, the regulariser outside the sketch. Default: from the data with --diag_sketch scaled (α₀ = ρ + ¼·(features seen per example)², relative to the pre-scaled curvature whose diagonal is ≈ 1); 2 with --diag_sketch paper or --diag=false")
 	fs.Float64Var(&c.alphaInverse, "alpha_inverse", 0, "set α = 1/value (VW's OjaNewton option)")
-	fs.Float64Var(&c.projection, "projection", defaultProjection, "C: project w onto |w·x| ≤ C before predicting (Lemma 1); inf turns it off")
+	fs.Float64Var(&c.projection, "projection", learners.DefaultProjection, "C: project w onto |w·x| ≤ C before predicting (Lemma 1); inf turns it off")
 	fs.StringVar(&c.sigma, "sigma", "auto", "σ of the to-sketch scale √(σ+η_t); auto: 1/(8C²) for squared loss with finite C (Luo et al. (NIPS 2016), Assumption 2), else 0")
-	fs.Float64Var(&c.eta0, "eta0", defaultEta0, "η_t = eta0·t^−eta_power in the to-sketch scale √(σ+η_t)")
+	fs.Float64Var(&c.eta0, "eta0", learners.DefaultEta0, "η_t = eta0·t^−eta_power in the to-sketch scale √(σ+η_t)")
 	fs.Float64Var(&c.etaPower, "eta_power", 0.5, "decay exponent of η_t: ½ as Luo et al. (NIPS 2016); Luo et al. (JMLR 2019) runs RFD-SON with 1 (η_t = 1/t)")
 	fs.Float64Var(&c.sketchScale, "sketch_scale", 0, "use this constant instead of √(σ+η_t) (VW's OjaNewton uses 0.5)")
 	fs.Float64Var(&c.ojaRate, "oja_rate", 1, "Oja step Γ_t = min(rate/t, 1) (the paper's 1/t is 1; VW uses 2)")
@@ -260,9 +259,11 @@ func addSketchFlags(fs *pflag.FlagSet, c *config) {
 // validate checks the command line, phase by phase: the run's own
 // values, SON's, then each group's flags against the others.
 func (c *config) validate() error {
+	s := settings(c)
+	check := func(f func(*learners.Settings) error) func() error { return func() error { return f(s) } }
 	for _, phase := range []func() error{
-		c.validateRun, c.validateSON, c.validateADA, c.validateNASA, c.validateLearnerFlags,
-		c.validateMulticlass, c.validateShampoo, c.validateVW, c.validateCluster, c.validateInteractions,
+		c.validateRun, check(learners.CheckSON), check(learners.CheckADA), check(learners.CheckStep), check(learners.CheckFirstOrder),
+		check(learners.CheckMulticlass), c.validateMaxMemory, check(learners.CheckShampoo), c.validateVW, c.validateCluster, c.validateInteractions,
 	} {
 		if err := phase(); err != nil {
 			return err
@@ -290,41 +291,6 @@ func (c *config) validateRun() error {
 		return fmt.Errorf("--profile %q: want cpu, mem or trace", c.profile)
 	case c.sgd && (c.adaptive || c.normalized):
 		return errors.New("--sgd excludes --adaptive and --normalized")
-	}
-	return nil
-}
-
-// validateSON checks the values of SON's flags.
-func (c *config) validateSON() error {
-	switch {
-	case c.sketchSize < 0 || c.sketchSize > 64 && !c.adaOn():
-		return fmt.Errorf("-m %d: must be in 0..64", c.sketchSize)
-	case c.diagSketch != "scaled" && c.diagSketch != "paper":
-		return fmt.Errorf("--diag_sketch %q: must be scaled or paper", c.diagSketch)
-	case !(c.alpha > 0) || math.IsInf(c.alpha, 0):
-		return fmt.Errorf("--alpha %v: must be positive and finite", c.alpha)
-	case c.alphaInverse < 0 || math.IsInf(c.alphaInverse, 0) || math.IsNaN(c.alphaInverse):
-		return fmt.Errorf("--alpha_inverse %v: must be positive", c.alphaInverse)
-	case !(c.projection > 0):
-		return fmt.Errorf("--projection %v: must be positive (or inf)", c.projection)
-	case !(c.etaPower >= 0 && c.etaPower <= 2):
-		return fmt.Errorf("--eta_power %v: must be in [0, 2]", c.etaPower)
-	case c.eta0 < 0 || math.IsInf(c.eta0, 0) || math.IsNaN(c.eta0):
-		return fmt.Errorf("--eta0 %v: must be ≥ 0", c.eta0)
-	case c.sketchScale < 0 || math.IsInf(c.sketchScale, 0) || math.IsNaN(c.sketchScale):
-		return fmt.Errorf("--sketch_scale %v: must be ≥ 0", c.sketchScale)
-	case !(c.fdGate >= 0) || math.IsInf(c.fdGate, 0):
-		return fmt.Errorf("--fd_gate %v: must be ≥ 0 and finite", c.fdGate)
-	case c.changed("fd_gate") && c.initial == "" && !c.fdSketch && !c.rfd:
-		return errors.New("--fd_gate applies to --fd and --rfd")
-	case !(c.ojaRate > 0) || math.IsInf(c.ojaRate, 0):
-		return fmt.Errorf("--oja_rate %v: must be positive", c.ojaRate)
-	}
-	if c.sigma != "auto" {
-		v, err := strconv.ParseFloat(c.sigma, 64)
-		if err != nil || v < 0 || math.IsInf(v, 0) {
-			return fmt.Errorf("--sigma %q: want auto or a number ≥ 0", c.sigma)
-		}
 	}
 	return nil
 }

@@ -196,7 +196,7 @@ func TestLearnerRegistry(t *testing.T) {
 	}
 	for _, fam := range learners.All() {
 		if !covered[fam] {
-			t.Errorf("family %s has no learner in the registry (registry.go): add its selecting flags to valueSelectors", fam.Name)
+			t.Errorf("family %s has no learner in the registry (registry_test.go): add its selecting flags to valueSelectors", fam.Name)
 		}
 	}
 	// The probe finds a learner selected by a boolean flag of its own

@@ -52,6 +52,11 @@ var settingFlags = map[string]string{
 	"ada_scale":          "--ada_scale",
 	"normalized":         "--normalized",
 	"no learner setting": "no learner flag",
+	// learner settings (learners.Check*) that are not --NAME
+	"sketch_size":    "-m",
+	"bit_precision":  "-b",
+	"nasa_L":         "--nasa_L",
+	"SON's settings": "SON's flags",
 }
 
 // flagName is engine.Config.Name for the command: a setting's flag.

@@ -1,11 +1,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"math"
-
-	"github.com/sparseson/sparseson/gd"
 	"github.com/sparseson/sparseson/learners"
 	"github.com/spf13/pflag"
 )
@@ -18,7 +13,7 @@ type nasaFlags struct {
 
 // nasaFlagNames are the flags that choose a step, in the order a conflict
 // is reported.
-var nasaFlagNames = []string{"nasa", "nasa_strong", "nasa_accel", "scalar_adagrad", "sadagrad"}
+var nasaFlagNames = learners.StepNames
 
 func addNASAFlags(fs *pflag.FlagSet, n *nasaFlags) {
 	fs.BoolVar(&n.nasa, "nasa", false, "NASA steps (Ouyang & Gray (KDD 2012), Eq. 10), η = c/√(Σ_{i≤t} δ̄_i²) with δ̄_i = g_i − mean(g_1..g_i): per feature in the AdaGrad learner (the default, or --adaptive [--normalized]; c takes -l's place), or with --sgd the paper's scalar step on ‖δ̄_i‖². First step guarded: δ̄_1 := g_1 (the paper's η_1 = ∞). Not for SON")
@@ -28,55 +23,4 @@ func addNASAFlags(fs *pflag.FlagSet, n *nasaFlags) {
 	fs.Float64Var(&n.L, "nasa_L", 0, "L, the smoothness (gradient Lipschitz) constant of the loss for --nasa_accel: it cannot be estimated online, give it (e.g. ¼·max‖x‖² for logistic loss)")
 	fs.BoolVar(&n.scalarAdaGrad, "scalar_adagrad", false, "the paper's scalar AdaGrad baseline (Eq. 25): η_t = l/√(Σ‖g_i‖²) with l from -l; implies --sgd")
 	fs.Float64Var(&n.sadagradH, "sadagrad", 0, "H: the paper's SAdaGrad baseline (Eq. 34): η_t = max‖g_i‖²/(H·Σ‖g_i‖²); implies --sgd")
-}
-
-// nasaStep returns the step the flags choose (StepSchedule for none).
-func (c *config) nasaStep() gd.Step {
-	switch {
-	case c.on("nasa"):
-		return gd.StepNASA
-	case c.changed("nasa_strong"):
-		return gd.StepNASAStrong
-	case c.on("nasa_accel"):
-		return gd.StepNASAAccel
-	case c.on("scalar_adagrad"):
-		return gd.StepScalarAdaGrad
-	case c.changed("sadagrad"):
-		return gd.StepSAdaGrad
-	}
-	return gd.StepSchedule
-}
-
-func (c *config) validateNASA() error {
-	var chosen []string
-	for _, f := range nasaFlagNames {
-		if c.on(f) || ((f == "nasa_strong" || f == "sadagrad") && c.changed(f)) {
-			chosen = append(chosen, f)
-		}
-	}
-	n := &c.nasa
-	switch {
-	case len(chosen) > 1:
-		return fmt.Errorf("choose one step size, not --%s and --%s", chosen[0], chosen[1])
-	case !(n.c > 0) || math.IsInf(n.c, 0):
-		return fmt.Errorf("--nasa_c %v: must be positive and finite", n.c)
-	case c.changed("nasa_strong") && (!(n.strongH > 0) || math.IsInf(n.strongH, 0)):
-		return fmt.Errorf("--nasa_strong %v: H must be positive and finite", n.strongH)
-	case c.changed("sadagrad") && (!(n.sadagradH > 0) || math.IsInf(n.sadagradH, 0)):
-		return fmt.Errorf("--sadagrad %v: H must be positive and finite", n.sadagradH)
-	case n.L < 0 || math.IsInf(n.L, 0) || math.IsNaN(n.L):
-		return fmt.Errorf("--nasa_L %v: must be positive and finite", n.L)
-	case len(chosen) == 0:
-		return nil
-	case chosen[0] == "nasa" && c.normalized && !c.adaptive:
-		return errors.New("--nasa works per feature with --adaptive (and --normalized), or as a scalar step with --sgd; not with --normalized alone")
-	case chosen[0] != "nasa" && (c.adaptive || c.normalized):
-		return fmt.Errorf("--%s is a scalar step of plain gradient descent (it implies --sgd): it excludes --adaptive and --normalized", chosen[0])
-	case n.accel && !(n.L > 0) && c.initial == "":
-		return fmt.Errorf("--nasa_accel needs --nasa_L, the smoothness constant of the loss (it cannot be estimated online)")
-	}
-	if son, _, err := sonSelected(c); err == nil && son {
-		return fmt.Errorf("--%s is a step size of the first-order learner; it does not apply to SON", chosen[0])
-	}
-	return nil
 }

@@ -86,7 +86,14 @@ func runOptions(c *config, stored model.Options) (model.Options, error) {
 	if fam != mfam && fam != learners.Default {
 		return nil, usagef("the model in %s is a %s learner; the command line asks for %s", c.initial, mfam.Name, fam.Name)
 	}
-	o, err := mergeModelOptions(c, mfam, stored)
+	o, err := learners.Resume(mfam, stored, settings(c))
+	var re *learners.ResumeError
+	switch {
+	case errors.As(err, &re) && re.Foreign:
+		err = fmt.Errorf("--%s does not apply to the model in %s (a %s learner%s); drop it", re.Setting, c.initial, mfam.Name, learners.FormNote(stored))
+	case errors.As(err, &re):
+		err = fmt.Errorf("the model in %s was trained with %s=%q but the command line asks for %q (--%s); drop the option or train a new model", c.initial, re.Key, re.Stored, re.Want, re.Setting)
+	}
 	return o, usage(err)
 }
 

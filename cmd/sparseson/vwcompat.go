@@ -142,7 +142,7 @@ func applyVWAliases(fs *pflag.FlagSet, c *config) error {
 }
 
 func (c *config) validateVW() error {
-	v := &c.vw
+	v, s := &c.vw, settings(c)
 	switch {
 	case v.holdoutAfter < 0:
 		return fmt.Errorf("--holdout_after %d: must be ≥ 0", v.holdoutAfter)
@@ -170,10 +170,10 @@ func (c *config) validateVW() error {
 		return fmt.Errorf("--daemon_idle_timeout %v: must be in 0..86400 seconds (0: never)", v.idleSecs)
 	case v.host == "" || (strings.Contains(v.host, ":") && net.ParseIP(v.host) == nil):
 		return fmt.Errorf("--host %q: an IP address or a host name, without a port (0.0.0.0 or :: for every interface)", v.host)
-	case v.l1 > 0 && (c.softmax > 0 || c.nasaStep() != gd.StepSchedule):
+	case v.l1 > 0 && (c.softmax > 0 || s.Step != gd.StepSchedule):
 		return errors.New("--l1 (truncated gradient) works with the first-order --sgd, --adaptive and --normalized steps; not with --softmax or NASA's steps")
 	}
-	if son, _, err := sonSelected(c); err == nil && son && v.l1 > 0 {
+	if son, _, err := learners.SONSelected(s); err == nil && son && v.l1 > 0 {
 		return errors.New("--l1 is VW's truncated gradient of the first-order learner; SON's Newton step has no coordinate-wise truncation (a lazy one would need w̄ + Zᵀb per feature; an eager one an O(d) sweep per example): not supported")
 	}
 	if v.daemon {
@@ -193,7 +193,7 @@ func (c *config) validateVW() error {
 		}
 	}
 	if c.changed("ngram") || c.changed("skips") {
-		if _, err := learners.HashConfig(learners.NewOptions(learners.Default, settings(c))); err != nil {
+		if _, err := learners.HashConfig(learners.NewOptions(learners.Default, s)); err != nil {
 			return err
 		}
 	}

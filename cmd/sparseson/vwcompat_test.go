@@ -424,8 +424,8 @@ func TestModelOptionChecks(t *testing.T) {
 // Every option a family writes into a model has a row in the table.
 func TestModelOptionTable(t *testing.T) {
 	rows := map[string]bool{}
-	for _, r := range modelOptions {
-		rows[r.key] = true
+	for _, r := range learners.OptionTable() {
+		rows[r.Key] = true
 	}
 	for _, args := range append(learnerFlagSets, []string{"--softmax", "3"}, []string{"--nasa_strong", "2"}, []string{"--loss_function", "expectile", "--expectile_q", "0.3"}) {
 		c, err := parseFlags(args, nil)
@@ -440,7 +440,7 @@ func TestModelOptionTable(t *testing.T) {
 		for k := range opts {
 			tun, fix := slices.Contains(fam.Tunable, k), slices.Contains(fam.Fixed, k)
 			if !rows[k] && !tun && !fix {
-				t.Errorf("%v: model option %q has no row in modelOptions", args, k)
+				t.Errorf("%v: model option %q has no row in learners.OptionTable", args, k)
 			}
 		}
 	}
