@@ -97,7 +97,7 @@ func New(cfg Config) (*Sketch, error) {
 		return nil, fmt.Errorf("oja: α must be positive and finite, got %v", cfg.Alpha)
 	}
 	if !(cfg.Rate > 0) || math.IsInf(cfg.Rate, 0) {
-		return nil, fmt.Errorf("oja: --oja_rate must be positive, got %v", cfg.Rate)
+		return nil, fmt.Errorf("oja: oja.Config.Rate must be positive, got %v", cfg.Rate)
 	}
 	if cfg.Theta == 0 {
 		cfg.Theta = DefaultTheta

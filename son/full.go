@@ -83,7 +83,7 @@ type Full struct {
 // cfg.FoldRatio is unused (there is no split to guard).
 func NewFull(cfg Config, alpha float64, l loss.Loss) (*Full, error) {
 	if cfg.Bits < 1 || cfg.Bits > MaxFullBits {
-		return nil, fmt.Errorf("full ONS keeps a dense 2^b × 2^b matrix: -b %d is out of range 1..%d", cfg.Bits, MaxFullBits)
+		return nil, fmt.Errorf("full ONS keeps a dense 2^b × 2^b matrix: Config.Bits %d is out of range 1..%d", cfg.Bits, MaxFullBits)
 	}
 	if !(cfg.C > 0) {
 		return nil, fmt.Errorf("projection bound C must be positive (or +Inf), got %v", cfg.C)

@@ -140,7 +140,7 @@ func New(cfg Config, l loss.Loss, sk sparse.Sketch) (*Learner, error) {
 		return nil, fmt.Errorf("η_t's exponent must be in [0, 2], got %v", cfg.EtaPower)
 	}
 	if cfg.Scaled && !cfg.Diag {
-		return nil, errors.New("the scaled-space sketch needs diagonal pre-scaling (--diag)")
+		return nil, errors.New("the scaled-space sketch (Config.Scaled) needs diagonal pre-scaling (Config.Diag)")
 	}
 	if cfg.Scaled && (cfg.Alpha0 < 0 || math.IsInf(cfg.Alpha0, 0) || math.IsNaN(cfg.Alpha0)) {
 		return nil, fmt.Errorf("α₀ must be finite and ≥ 0 (0: from the data), got %v", cfg.Alpha0)
@@ -159,7 +159,7 @@ func New(cfg Config, l loss.Loss, sk sparse.Sketch) (*Learner, error) {
 		cfg.Total = 1
 	}
 	if cfg.Total < 1 {
-		return nil, fmt.Errorf("the number of shards (--total) must be ≥ 1, got %d", cfg.Total)
+		return nil, fmt.Errorf("the number of shards (Config.Total) must be ≥ 1, got %d", cfg.Total)
 	}
 	if cfg.FoldRatio == 0 {
 		cfg.FoldRatio = DefaultFoldRatio

@@ -71,7 +71,8 @@ func flagName(setting string) string {
 }
 
 // libraryFields are the fields of the learner packages' configurations
-// (gd.Config, ada.Config, ada.ShampooConfig) that their errors name, with
+// (gd.Config, ada.Config, ada.ShampooConfig, son.Config; oja.Config's
+// Rate qualified, as son's Rate is another flag) that their errors name, with
 // the flags that set them; fail writes them as flags.
 var libraryFields = []string{
 	"ShampooConfig.Bits", "-b", "ShampooConfig.Epsilon", "--epsilon", "ShampooConfig.Tau", "-m", "ShampooConfig.Eta", "-l",
@@ -79,6 +80,7 @@ var libraryFields = []string{
 	"Config.L1", "--l1", "Config.L2", "--l2", "Config.Delta", "--delta", "Config.Epsilon", "--epsilon",
 	"Config.NasaC", "--nasa_c", "Config.NasaL", "--nasa_L", "Config.Adaptive", "--adaptive", "Config.Normalized", "--normalized",
 	"Config.Dual", "--dual_averaging", "Config.Step", "the step",
+	"oja.Config.Rate", "--oja_rate", "Config.Scaled", "--diag_sketch scaled", "Config.Diag", "--diag", "Config.Total", "--total",
 }
 
 var libraryFlags = strings.NewReplacer(libraryFields...)

@@ -89,9 +89,9 @@ func TestLibraryFields(t *testing.T) {
 	for i := 0; i < len(libraryFields); i += 2 {
 		mapped[libraryFields[i]] = true
 	}
-	field := regexp.MustCompile(`\b(Shampoo)?Config\.[A-Z][A-Za-z0-9]*`)
+	field := regexp.MustCompile(`\b(?:[a-z]+\.)?(?:Shampoo)?Config\.[A-Z][A-Za-z0-9]*`)
 	found := 0
-	for _, pkg := range []string{"gd", "ada", "reduce"} {
+	for _, pkg := range []string{"gd", "ada", "reduce", "son", "oja", "fd", "rp"} {
 		files, _ := filepath.Glob(filepath.Join("..", "..", pkg, "*.go"))
 		for _, f := range files {
 			if strings.HasSuffix(f, "_test.go") {

@@ -6,11 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/sparseson/sparseson/internal/testbin"
 )
 
 // The sharded-training recipes (README, "Training on more than one
@@ -20,40 +20,13 @@ import (
 // installed (.ci/run installs both: Debian's parallel and
 // python3-distributed).
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// TestMain removes the binary the recipe tests built.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
-	os.Exit(code)
-}
+// TestMain removes the binary the tests built.
+func TestMain(m *testing.M) { testbin.Main(m) }
 
 // sparsesonBinary builds the command once per test run.
 func sparsesonBinary(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-		}
-		dir, err := os.MkdirTemp("", "sparseson-recipes-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "sparseson")
-		out, err := exec.Command(goTool, "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
+	binPath, binErr := testbin.Build()
 	if binErr != nil {
 		t.Skipf("cannot build the sparseson binary for the recipe tests: %v", binErr)
 	}

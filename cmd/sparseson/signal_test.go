@@ -17,21 +17,22 @@ import (
 	"time"
 
 	"github.com/sparseson/sparseson/model"
+
+	"github.com/sparseson/sparseson/internal/testbin"
 )
 
 // These tests run the built command in a process of its own, to signal
 // and kill it.
 
-// buildCLI builds the command into a temporary directory.
+// buildCLI builds the command (once per test binary, internal/testbin).
 func buildCLI(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
-	bin := filepath.Join(t.TempDir(), "sparseson")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	bin, err := testbin.Build()
 	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		t.Fatal(err)
 	}
 	return bin
 }
