@@ -75,7 +75,23 @@ type runResult struct {
 // run trains f in k shards on train (one pass, batches of 512, a mix at
 // the end) and measures the test accuracy of the mixed model.
 func run(t testing.TB, f family, k int, every int64, train, test []sparse.Example) runResult {
-	m, err := mix.New(f.config(k, every))
+	return runConfig(t, f.config(k, every), train, test)
+}
+
+// averageFirst is cfg with the first round (no base) merged ByExamples,
+// the command's rule for SON shards trained with --total K merged alone.
+func averageFirst(cfg mix.Config) mix.Config {
+	cfg.Weighting = func(round int) sparse.Weighting {
+		if round == 0 {
+			return sparse.ByExamples
+		}
+		return sparse.ByEvidence
+	}
+	return cfg
+}
+
+func runConfig(t testing.TB, cfg mix.Config, train, test []sparse.Example) runResult {
+	m, err := mix.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,6 +185,9 @@ func TestBinarySetsShards(t *testing.T) {
 				acc["K=1"] += run(t, f, 1, 0, exs, test).acc / 5
 				acc["K=2"] += run(t, f, 2, 0, exs, test).acc / 5
 				acc["K=2 every 64"] += run(t, f, 2, 64, exs, test).acc / 5
+				if f.name != "gd" {
+					acc["K=2 by examples"] += runConfig(t, averageFirst(f.config(2, 0)), exs, test).acc / 5
+				}
 			}
 			keys := make([]string, 0, len(acc))
 			for k := range acc {
