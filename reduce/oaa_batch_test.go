@@ -142,6 +142,9 @@ func BenchmarkOAABatch(b *testing.B) {
 					}
 					o.SetCores(cores)
 					out := make([]float64, 256)
+					for i := range cls { // the tables grown, as in a steady stream
+						o.Learn(&cls[i])
+					}
 					n := 0
 					for b.Loop() {
 						if mode == "learn" {
