@@ -158,6 +158,10 @@ func TestNews20Shards(t *testing.T) {
 				b.stats.Merge, float64(b.stats.Merge.Nanoseconds())/n, b.stats.Copy, b.stats.Bytes)
 		}
 		t.Logf("%s: K=2/K=1 wall %.3f", f.name, best[2].wall.Seconds()/best[1].wall.Seconds())
+		if f.name != "gd" {
+			r := runConfig(t, averageFirst(f.config(2, 0)), train, test)
+			t.Logf("%s K=2, first round by examples: wall %.3fs acc %.2f%%", f.name, r.wall.Seconds(), r.acc)
+		}
 		for _, every := range []int64{2000, 11314, 40000} {
 			r := run(t, f, 2, every, train, test)
 			t.Logf("%s K=2 every %d: wall %.3fs acc %.2f%% mixes %d merge %v copy %v", f.name, every, r.wall.Seconds(), r.acc, r.stats.Mixes, r.stats.Merge, r.stats.Copy)
