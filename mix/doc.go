@@ -25,6 +25,21 @@
 // whose A_t is a dense d×d matrix; gd's NASA steps, whose per-feature
 // state is a running mean) is refused by New with K > 1.
 //
+// What a mix costs: the merge is serial and visits every feature of every
+// shard (its union, then per feature the K parts), and the copy saves the
+// merge once and loads it into the K shards in parallel. On news20 ×10
+// (113,140 examples, ~100k features seen) with K = 2, one mix took 35–50
+// ms (default learner), 100–290 ms (Oja-SON m = 10) and 140–240 ms (FD-SON
+// m = 10) to merge, and 7–17, 21–70 and 28–250 ms to copy (2.5, 9.5 and 17
+// MB saved), on a shared 2-core machine: about the time the learner takes
+// for 10,000–20,000 examples. Mixing only at the end of each pass
+// (Every = 0) kept the test accuracy within 0.2 points of one stream
+// there; mixing every 2,000 examples recovered the last 0.1–0.2 points at
+// 5–10 times the training time. For SON shards with a data-derived ridge
+// (Total = K), merging the first round ByExamples (the average of the
+// shards' models, as the command's merge does for --total K parts) gave
+// 94.49% (Oja) and 94.48% (FD) against 94.03% and 93.81% for one stream.
+//
 // Memory: K shards, plus the merged state kept as the next round's base,
 // plus, during a mix, the merge target and its saved bytes — about K + 2
 // models at the peak, K + 1 between mixes.
