@@ -141,9 +141,9 @@ func (m *Mixer) Stats() Stats { return m.stats }
 // goroutines and the call returns when all are done; a mixing point
 // (a multiple of Config.Every) inside the batch splits it there, so the
 // results do not depend on how the stream is cut into batches. The
-// examples are only read (a learner that rewrites an example restores it,
-// as every learner here does); with K > 1 they must not share buffers
-// with one another.
+// examples are left as they were (a learner that rewrites an example, as
+// reduce.OAA does its label, restores it, and each example is in one
+// shard's hands only).
 func (m *Mixer) LearnBatch(exs []sparse.Example, out []float64) error {
 	if len(out) < len(exs) {
 		return fmt.Errorf("mix: LearnBatch: %d predictions for %d examples", len(out), len(exs))
