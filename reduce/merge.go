@@ -3,6 +3,9 @@ package reduce
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/sparseson/sparseson/sparse"
 )
@@ -49,33 +52,56 @@ func (o *OAA) Merge(a *sparse.MergeArgs) error {
 	for _, slot := range sparse.NewUnion(tabs...).Keys {
 		o.ids.Row(slot)
 	}
-	for i, p := range all {
-		renumber := func(n uint32) uint32 { return uint32(o.ids.Find(p.ids.Keys[n])) }
-		for c, b := range p.bases {
-			rk, ok := b.(sparse.Rekeyer)
-			if !ok {
-				return fmt.Errorf("model %d, class %d: a %T cannot be renumbered for merging", i+1, c+1, b)
+	// The classes are independent learners: each is renumbered and merged
+	// on its own, on as many cores as there are, with the same result as
+	// one after the other (every class writes only its own bases).
+	errs := make([]error, k)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(k, runtime.GOMAXPROCS(0))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := int(next.Add(1)) - 1; c < k; c = int(next.Add(1)) - 1 {
+				errs[c] = o.mergeClass(c, parts, base, all, a.Weighting)
 			}
-			if err := rk.Rekey(renumber); err != nil {
-				return fmt.Errorf("model %d, class %d: %w", i+1, c+1, err)
-			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
-	for c := range o.bases {
-		m, ok := o.bases[c].(sparse.Merger)
+	return nil
+}
+
+// mergeClass renumbers class c's base in every part (and the base) into
+// o's numbering and merges them into o's class c.
+func (o *OAA) mergeClass(c int, parts []*OAA, base *OAA, all []*OAA, w sparse.Weighting) error {
+	for i, p := range all {
+		renumber := func(n uint32) uint32 { return uint32(o.ids.Find(p.ids.Keys[n])) }
+		rk, ok := p.bases[c].(sparse.Rekeyer)
 		if !ok {
-			return fmt.Errorf("class %d: a %T cannot be merged", c+1, o.bases[c])
+			return fmt.Errorf("model %d, class %d: a %T cannot be renumbered for merging", i+1, c+1, p.bases[c])
 		}
-		args := &sparse.MergeArgs{Parts: make([]sparse.Learner, len(parts)), Weighting: a.Weighting}
-		for i, p := range parts {
-			args.Parts[i] = p.bases[c]
+		if err := rk.Rekey(renumber); err != nil {
+			return fmt.Errorf("model %d, class %d: %w", i+1, c+1, err)
 		}
-		if base != nil {
-			args.Base = base.bases[c]
-		}
-		if err := m.Merge(args); err != nil {
-			return fmt.Errorf("class %d: %w", c+1, err)
-		}
+	}
+	m, ok := o.bases[c].(sparse.Merger)
+	if !ok {
+		return fmt.Errorf("class %d: a %T cannot be merged", c+1, o.bases[c])
+	}
+	args := &sparse.MergeArgs{Parts: make([]sparse.Learner, len(parts)), Weighting: w}
+	for i, p := range parts {
+		args.Parts[i] = p.bases[c]
+	}
+	if base != nil {
+		args.Base = base.bases[c]
+	}
+	if err := m.Merge(args); err != nil {
+		return fmt.Errorf("class %d: %w", c+1, err)
 	}
 	return nil
 }

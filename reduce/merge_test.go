@@ -1,11 +1,14 @@
 package reduce
 
 import (
+	"bytes"
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/sparseson/sparseson/gd"
 	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -81,4 +84,61 @@ func TestOAAMerge(t *testing.T) {
 	if err := fresh.Merge(&sparse.MergeArgs{Parts: []sparse.Learner{parts[0], other}}); err == nil {
 		t.Fatal("merged OAA models with different K")
 	}
+}
+
+// TestOAAMergeParallel: the classes merge on several cores with the bytes
+// of a merge on one, with and without a base.
+func TestOAAMergeParallel(t *testing.T) {
+	const k = 6
+	data := classStream(900, k, 5)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	train := func(from, to int, init []byte) *OAA {
+		var o *OAA
+		var err error
+		if init == nil {
+			o, err = NewOAA(k, 12, gdFactory(t))
+		} else {
+			_, r, perr := model.Parse(init)
+			if perr != nil {
+				t.Fatal(perr)
+			}
+			o, err = LoadOAA(r, k, 12, gdFactory(t))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := from; j < to; j++ {
+			o.Learn(&data[j])
+		}
+		return o
+	}
+	merged := func(procs int) []byte {
+		runtime.GOMAXPROCS(procs)
+		m, _ := NewOAA(k, 12, gdFactory(t))
+		if err := m.Merge(&sparse.MergeArgs{Parts: []sparse.Learner{train(0, 300, nil), train(300, 600, nil)}}); err != nil {
+			t.Fatal(err)
+		}
+		base := saveModel(t, m)
+		b, _ := LoadOAA(mustReader(t, base), k, 12, gdFactory(t))
+		m2, _ := NewOAA(k, 12, gdFactory(t))
+		if err := m2.Merge(&sparse.MergeArgs{Parts: []sparse.Learner{train(600, 750, base), train(750, 900, base)}, Base: b}); err != nil {
+			t.Fatal(err)
+		}
+		return append(base, saveModel(t, m2)...)
+	}
+	want := merged(1)
+	for _, procs := range []int{2, 8} {
+		if !bytes.Equal(merged(procs), want) {
+			t.Fatalf("GOMAXPROCS %d: the merges differ from GOMAXPROCS 1's", procs)
+		}
+	}
+}
+
+func mustReader(t *testing.T, data []byte) *model.Reader {
+	t.Helper()
+	_, r, err := model.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -51,6 +51,7 @@ type OAA struct {
 	ids    *sparse.Table // slot → its number (row), Keys: number → slot
 	idx    []uint32      // the example's features as numbers
 	par    *parallel     // the classes' split over cores (oaa_parallel.go)
+	batch  *batchState   // LearnBatch's scratch (oaa_batch.go)
 }
 
 // NewOAA builds K untrained bases for a hash space of 2^bits slots.
@@ -180,9 +181,12 @@ func argmax(s []float64) int {
 // does: each base's logistic 1/(1 + e^−s) of its score (clamped to
 // [−50, 50], logistic loss's range), normalised to sum 1. They are
 // probabilities when the bases were trained with logistic loss.
-func (o *OAA) Probabilities(p []float64) {
+func (o *OAA) Probabilities(p []float64) { probabilities(o.scores, p) }
+
+// probabilities writes the normalised logistics of the scores into p.
+func probabilities(scores, p []float64) {
 	var sum float64
-	for k, s := range o.scores {
+	for k, s := range scores {
 		if math.IsNaN(s) {
 			p[k] = 0
 			continue

@@ -1,0 +1,338 @@
+package mix
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// Config configures a Mixer.
+type Config struct {
+	// K is the number of shard learners, ≥ 1. With K = 1 the Mixer is the
+	// one learner New builds: no merge, no copy.
+	K int
+	// New builds a fresh, untrained learner. It is called once per shard
+	// (shard 0…K−1) and, with K > 1, once more per mixing point for the
+	// learner that receives the merge (shard 0). Every call must build the
+	// same configuration — a learner told that it sees one of K shards
+	// (son.Config.Total = K, the command's --total K) — with its own state:
+	// the shards learn on K goroutines at once, so they must share nothing
+	// mutable (a loss with a label range, for instance, is per learner).
+	New func(shard int) (sparse.Learner, error)
+	// Load restores a learner that New's learner saved (the reader holds
+	// exactly what its Save wrote). With K > 1 it copies the merged state
+	// into every shard; it is not used with K = 1.
+	Load func(r *model.Reader) (sparse.Learner, error)
+	// Every mixes after every Every examples of the whole stream (global
+	// example counts that are multiples of Every); 0 mixes only when Mix is
+	// called (the end of a pass).
+	Every int64
+	// Weighting chooses the merge's averaging rule for each mixing round
+	// (round 0 is the first, which merges without a base); nil means
+	// sparse.ByEvidence for every round.
+	Weighting func(round int) sparse.Weighting
+}
+
+// Stats is where a Mixer's time went, for profiling the shards' speed-up.
+type Stats struct {
+	Examples int64         // examples learned or predicted
+	Mixes    int           // mixing rounds done
+	Learn    time.Duration // wall time in LearnBatch's parallel sections
+	Merge    time.Duration // wall time in Merge (serial)
+	Copy     time.Duration // wall time saving the merge and loading it into the shards
+	Bytes    int64         // size of the last merged model's Save
+}
+
+// Mixer trains K shard learners on a round-robin split of one example
+// stream and mixes them (see the package doc). Its methods are not safe for
+// concurrent use; the parallelism is inside LearnBatch.
+type Mixer struct {
+	cfg    Config
+	shards []sparse.Learner
+	// mixed is the last merged state, the base of the next round; nil
+	// before the first mix (and always with K = 1).
+	mixed   sparse.Learner
+	n       int64 // examples of the stream so far
+	pending int64 // examples since the last mix
+	buf     bytes.Buffer
+	stats   Stats
+	wg      sync.WaitGroup
+	failed  error // a mixing point's error met by Learn
+}
+
+// New builds the K shard learners. With K > 1 it refuses a learner that
+// cannot be merged, naming it: it must implement sparse.Merger and accept
+// a merge of fresh learners of its configuration.
+func New(cfg Config) (*Mixer, error) {
+	switch {
+	case cfg.K < 1:
+		return nil, fmt.Errorf("mix: Config.K = %d: need at least one shard", cfg.K)
+	case cfg.New == nil:
+		return nil, errors.New("mix: Config.New is nil: it must build the shards' learner")
+	case cfg.K > 1 && cfg.Load == nil:
+		return nil, errors.New("mix: Config.Load is nil: with K > 1 it copies the merged state into the shards")
+	case cfg.Every < 0:
+		return nil, fmt.Errorf("mix: Config.Every = %d: must be ≥ 0 (0: mix only when asked)", cfg.Every)
+	}
+	m := &Mixer{cfg: cfg, shards: make([]sparse.Learner, cfg.K)}
+	for s := range m.shards {
+		l, err := cfg.New(s)
+		if err != nil {
+			return nil, fmt.Errorf("mix: shard %d: %w", s, err)
+		}
+		if l == nil {
+			return nil, fmt.Errorf("mix: Config.New(%d) returned no learner", s)
+		}
+		m.shards[s] = l
+	}
+	if cfg.K > 1 {
+		if err := m.probe(); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// probe checks that the learner merges, before any example is spent: a
+// learner may implement sparse.Merger and still refuse its configuration
+// (gd's NASA steps keep running means, not sums).
+func (m *Mixer) probe() error {
+	t, err := m.cfg.New(0)
+	if err != nil {
+		return fmt.Errorf("mix: merge target: %w", err)
+	}
+	mg, ok := t.(sparse.Merger)
+	if !ok {
+		return fmt.Errorf("mix: a %T cannot be merged (it does not implement sparse.Merger), so it cannot be trained in K = %d shards", t, m.cfg.K)
+	}
+	p, err := m.cfg.New(0)
+	if err != nil {
+		return fmt.Errorf("mix: merge probe: %w", err)
+	}
+	if err := mg.Merge(&sparse.MergeArgs{Parts: []sparse.Learner{p}, Weighting: m.weighting(0)}); err != nil {
+		return fmt.Errorf("mix: a %T cannot be merged, so it cannot be trained in K = %d shards: %w", t, m.cfg.K, err)
+	}
+	return nil
+}
+
+func (m *Mixer) weighting(round int) sparse.Weighting {
+	if m.cfg.Weighting == nil {
+		return sparse.ByEvidence
+	}
+	return m.cfg.Weighting(round)
+}
+
+// K is the number of shards.
+func (m *Mixer) K() int { return m.cfg.K }
+
+// Stats reports where the time went so far.
+func (m *Mixer) Stats() Stats { return m.stats }
+
+// LearnBatch learns exs, in order, as part of the stream: example i of the
+// stream (counted from 0 over every call) goes to shard i mod K, which
+// learns it if it is labeled (Learn) and predicts it otherwise (Predict).
+// out[j] (len(out) ≥ len(exs)) receives exs[j]'s progressive prediction,
+// as the shard's Learn or Predict returns it. The shards run on K
+// goroutines and the call returns when all are done; a mixing point
+// (a multiple of Config.Every) inside the batch splits it there, so the
+// results do not depend on how the stream is cut into batches. The
+// examples are left as they were (a learner that rewrites an example, as
+// reduce.OAA does its label, restores it, and each example is in one
+// shard's hands only).
+func (m *Mixer) LearnBatch(exs []sparse.Example, out []float64) error {
+	if len(out) < len(exs) {
+		return fmt.Errorf("mix: LearnBatch: %d predictions for %d examples", len(out), len(exs))
+	}
+	for len(exs) > 0 {
+		n := len(exs)
+		if e := m.cfg.Every; e > 0 && m.cfg.K > 1 {
+			n = int(min(int64(n), e-m.n%e))
+		}
+		m.learnSegment(exs[:n], out[:n])
+		exs, out = exs[n:], out[n:]
+		if e := m.cfg.Every; e > 0 && m.cfg.K > 1 && m.n%e == 0 {
+			if err := m.Mix(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// learnSegment runs one stretch of examples with no mixing point inside.
+func (m *Mixer) learnSegment(exs []sparse.Example, out []float64) {
+	start := time.Now()
+	k := m.cfg.K
+	first := int(m.n % int64(k)) // the shard of exs[0]
+	if k == 1 || len(exs) == 1 {
+		for j := range exs {
+			out[j] = step(m.shards[(first+j)%k], &exs[j])
+		}
+	} else {
+		for s := 1; s < k; s++ {
+			m.wg.Add(1)
+			go func() {
+				defer m.wg.Done()
+				m.runShard(s, first, exs, out)
+			}()
+		}
+		m.runShard(0, first, exs, out)
+		m.wg.Wait()
+	}
+	m.n += int64(len(exs))
+	m.pending += int64(len(exs))
+	m.stats.Examples += int64(len(exs))
+	m.stats.Learn += time.Since(start)
+}
+
+// runShard runs shard s's examples of exs, whose first belongs to shard
+// first.
+func (m *Mixer) runShard(s, first int, exs []sparse.Example, out []float64) {
+	k := m.cfg.K
+	l := m.shards[s]
+	for j := (s - first + k) % k; j < len(exs); j += k {
+		out[j] = step(l, &exs[j])
+	}
+}
+
+func step(l sparse.Learner, ex *sparse.Example) float64 {
+	if ex.HasLabel {
+		return l.Learn(ex)
+	}
+	return l.Predict(ex)
+}
+
+// Learn learns one example as LearnBatch would (sparse.Learner), on the
+// caller's goroutine. A mixing point's error, which Learn cannot return,
+// is kept and returned by the next Mix or Save.
+func (m *Mixer) Learn(ex *sparse.Example) float64 {
+	k := int64(m.cfg.K)
+	p := step(m.shards[m.n%k], ex)
+	m.n++
+	m.pending++
+	m.stats.Examples++
+	if e := m.cfg.Every; e > 0 && k > 1 && m.n%e == 0 {
+		if err := m.Mix(); err != nil && m.failed == nil {
+			m.failed = err
+		}
+	}
+	return p
+}
+
+// Mix merges the K shards now, with the last merged state as the base
+// (iterative parameter mixing), and restarts every shard from the merge.
+// It does nothing with K = 1 or when no example came since the last mix,
+// so a pass end that falls on a mixing point mixes once.
+func (m *Mixer) Mix() error {
+	if m.failed != nil {
+		return m.failed
+	}
+	if m.cfg.K == 1 || m.pending == 0 {
+		return nil
+	}
+	start := time.Now()
+	t, err := m.cfg.New(0)
+	if err != nil {
+		return fmt.Errorf("mix: merge target: %w", err)
+	}
+	mg, ok := t.(sparse.Merger)
+	if !ok {
+		return fmt.Errorf("mix: a %T cannot be merged", t)
+	}
+	round := m.stats.Mixes
+	args := &sparse.MergeArgs{Parts: append([]sparse.Learner(nil), m.shards...), Base: m.mixed, Weighting: m.weighting(round)}
+	if err := mg.Merge(args); err != nil {
+		return fmt.Errorf("mix: round %d after %d examples: %w", round+1, m.n, err)
+	}
+	m.stats.Merge += time.Since(start)
+	start = time.Now()
+	if err := m.copyInto(t); err != nil {
+		return err
+	}
+	m.stats.Copy += time.Since(start)
+	m.mixed = t
+	m.pending = 0
+	m.stats.Mixes++
+	return nil
+}
+
+// copyInto makes every shard a copy of t through t's Save and the
+// learner's Load, in memory: the learners have no other copy, and the
+// round trip is exact by Save's contract. The K loads run in parallel.
+func (m *Mixer) copyInto(t sparse.Learner) error {
+	m.buf.Reset()
+	if err := model.Encode(&m.buf, model.Options{}, t.Save); err != nil {
+		return fmt.Errorf("mix: save the merged state: %w", err)
+	}
+	data := m.buf.Bytes()
+	m.stats.Bytes = int64(len(data))
+	errs := make([]error, m.cfg.K)
+	for s := range m.shards {
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			_, r, err := model.Parse(data)
+			if err == nil {
+				m.shards[s], err = m.cfg.Load(r)
+			}
+			errs[s] = err
+		}()
+	}
+	m.wg.Wait()
+	for s, err := range errs {
+		if err != nil {
+			return fmt.Errorf("mix: load the merged state into shard %d: %w", s, err)
+		}
+	}
+	return nil
+}
+
+// Learner is the model the run has trained: the merged state of the last
+// mix (call Mix first to include the examples since), or the one learner
+// with K = 1. Before the first mix with K > 1 it is nil.
+func (m *Mixer) Learner() sparse.Learner {
+	if m.cfg.K == 1 {
+		return m.shards[0]
+	}
+	return m.mixed
+}
+
+// Pending is the number of examples learned since the last mix.
+func (m *Mixer) Pending() int64 { return m.pending }
+
+// Predict predicts with the merged model (sparse.Learner); before the
+// first mix, with shard 0.
+func (m *Mixer) Predict(ex *sparse.Example) float64 {
+	if l := m.Learner(); l != nil {
+		return l.Predict(ex)
+	}
+	return m.shards[0].Predict(ex)
+}
+
+// Save mixes what is pending, then saves the merged model (sparse.Learner):
+// the one model a sharded run writes with -f, a model of the learner's own
+// kind that loads and trains on without the Mixer.
+func (m *Mixer) Save(w *model.Writer) error {
+	if err := m.Mix(); err != nil {
+		return err
+	}
+	l := m.Learner()
+	if l == nil {
+		l = m.shards[0]
+	}
+	return l.Save(w)
+}
+
+// Weights reports the merged model's weights (sparse.Learner; see Predict).
+func (m *Mixer) Weights(fn func(slot uint32, w float64)) {
+	if l := m.Learner(); l != nil {
+		l.Weights(fn)
+		return
+	}
+	m.shards[0].Weights(fn)
+}
