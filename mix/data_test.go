@@ -23,7 +23,13 @@ import (
 // that the runs work. The data is parsed once, with the command's default
 // hashing (-b 18), so that parsing is out of the timings.
 
-const dataDir = "../../shared/data"
+// dataDir is the shared data, or SPARSESON_DATA_DIR.
+var dataDir = func() string {
+	if d := os.Getenv("SPARSESON_DATA_DIR"); d != "" {
+		return d
+	}
+	return "../../shared/data"
+}()
 
 func needData(t *testing.T) {
 	if os.Getenv("SPARSESON_MIX_DATA") == "" {

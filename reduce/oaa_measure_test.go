@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -71,7 +73,7 @@ func TestOAABatchTimes(t *testing.T) {
 		wall, cpu := map[key]time.Duration{}, map[key]time.Duration{}
 		var ref []byte
 		for round := 0; round < 3; round++ {
-			for _, cores := range []int{1, 2, 4, 8} {
+			for _, cores := range oaaCores() {
 				for _, mode := range []string{"learn", "batch"} {
 					o, _ := NewOAA(20, 18, facs[name])
 					o.SetCores(cores)
@@ -104,11 +106,27 @@ func TestOAABatchTimes(t *testing.T) {
 				}
 			}
 		}
-		for _, cores := range []int{1, 2, 4, 8} {
+		for _, cores := range oaaCores() {
 			for _, mode := range []string{"learn", "batch"} {
 				k := key{mode, cores}
 				t.Logf("%s %s cores=%d: wall %.3fs cpu %.3fs (%.1f µs/example wall)", name, mode, cores, wall[k].Seconds(), cpu[k].Seconds(), float64(wall[k].Microseconds())/float64(len(exs)))
 			}
 		}
 	}
+}
+
+// oaaCores are the core counts TestOAABatchTimes runs: 1, 2, 4 and 8, or
+// SPARSESON_OAA_CORES (comma-separated) on a larger machine.
+func oaaCores() []int {
+	v := os.Getenv("SPARSESON_OAA_CORES")
+	if v == "" {
+		return []int{1, 2, 4, 8}
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
 }
