@@ -204,8 +204,11 @@ func Check(path string, k Kind) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot create files in %s: %w", dir, err)
 	}
+	// Removed while its lock is held: once closed, another run's
+	// RemoveStale of the same path could take it for a dead writer's.
+	err = os.Remove(f.Name())
 	f.Close()
-	return t.path, os.Remove(f.Name())
+	return t.path, err
 }
 
 // File is an output being written. Commit finishes it; Abort discards it

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -372,5 +373,41 @@ func TestCheckLeavesNothing(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("Check left %v", ents)
+	}
+}
+
+// TestCheckBesideCleaners: Check's probe file and other runs' RemoveStale
+// of the same path at the same time (the benchmark suites start several
+// runs on one cache file) — the probe is removed while its lock is still
+// held, so a cleaner never takes it from under Check, and Check never
+// fails with "no such file".
+func TestCheckBesideCleaners(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shared.cache")
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					RemoveStale(path)
+				}
+			}
+		}()
+	}
+	var failed error
+	for i := 0; i < 3000 && failed == nil; i++ {
+		if _, err := Check(path, Cache); err != nil {
+			failed = err
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if failed != nil {
+		t.Fatalf("Check beside cleaners: %v", failed)
 	}
 }
