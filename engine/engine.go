@@ -67,6 +67,8 @@ type Engine struct {
 	// shards trains Config.Shards > 1 shard learners (shards.go); nil
 	// with one learner.
 	shards *shards
+	// batch is the scratch of an OAA model learning batches (oaabatch.go).
+	batch *oaaAhead
 
 	binary             bool
 	labelMin, labelMax float64

@@ -365,50 +365,75 @@ func (e *Engine) runPass(src parser.Source, cw *parser.CacheWriter) (err error) 
 		if err != nil {
 			return err
 		}
-		if e.shards != nil {
-			// The shards take the whole batch at once; it is then
-			// accounted example by example below.
-			if e.stopped.Load() {
-				return errInterrupted
-			}
-			if err := e.learnShards(b.Examples, func(k int) bool { return isHoldout(counter + int64(k) + 1) }); err != nil {
-				return err
-			}
+		if err := e.runBatch(b, cw, &counter, isHoldout); err != nil {
+			return err
 		}
-		j := 0
-		for k := range b.Examples {
-			if e.shards == nil && e.stopped.Load() {
-				return errInterrupted // at an example boundary
-			}
-			for ; j < len(b.Errors) && b.ErrorAt[j] <= k; j++ {
-				if err := e.badLine(&b.Errors[j]); err != nil {
-					return err
-				}
-			}
-			ex := &b.Examples[k]
-			if cw != nil {
-				if err := cw.Add(ex); err != nil {
-					return err
-				}
-			}
-			counter++
-			holdout := isHoldout(counter)
-			var names []hashing.AuditFeature
-			if k < len(b.Names) {
-				names = b.Names[k]
-			}
-			if e.shards != nil {
-				e.shards.replay.v = e.shards.preds[k]
-			}
-			e.process(ex, holdout, names, e.preds)
+		src.Release(b)
+	}
+}
+
+// runBatch runs the examples of one parser batch through the model and
+// accounts them in order; counter counts the pass's examples. Shards, or
+// one OAA model (oaaBatch), learn the batch's examples ahead of the
+// accounting; the rest learn them one at a time in process.
+func (e *Engine) runBatch(b *parser.Batch, cw *parser.CacheWriter, counter *int64, isHoldout func(int64) bool) error {
+	if e.shards != nil {
+		// The shards take the whole batch at once; it is then accounted
+		// example by example below.
+		if e.stopped.Load() {
+			return errInterrupted
 		}
-		for ; j < len(b.Errors); j++ {
+		first := *counter
+		if err := e.learnShards(b.Examples, func(k int) bool { return isHoldout(first + int64(k) + 1) }); err != nil {
+			return err
+		}
+	}
+	oaa := e.oaaBatch()
+	single := e.out
+	defer func() { e.out = single }()
+	ahead := 0 // the examples before ahead are learned (oaa)
+	j := 0
+	for k := range b.Examples {
+		if e.shards == nil && k >= ahead && e.stopped.Load() {
+			return errInterrupted // at an example boundary
+		}
+		for ; j < len(b.Errors) && b.ErrorAt[j] <= k; j++ {
 			if err := e.badLine(&b.Errors[j]); err != nil {
 				return err
 			}
 		}
-		src.Release(b)
+		ex := &b.Examples[k]
+		if cw != nil {
+			if err := cw.Add(ex); err != nil {
+				return err
+			}
+		}
+		*counter++
+		holdout := isHoldout(*counter)
+		if oaa != nil && k >= ahead {
+			ahead = e.learnAhead(oaa, b.Examples, k, *counter, isHoldout)
+		}
+		var names []hashing.AuditFeature
+		if k < len(b.Names) {
+			names = b.Names[k]
+		}
+		switch {
+		case e.shards != nil:
+			e.shards.replay.v = e.shards.preds[k]
+		case k < ahead:
+			e.batch.replay.v = e.batch.preds[k]
+			e.out = e.batch.out
+		default:
+			e.out = single
+		}
+		e.process(ex, holdout, names, e.preds)
 	}
+	for ; j < len(b.Errors); j++ {
+		if err := e.badLine(&b.Errors[j]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (e *Engine) badLine(pe *parser.ParseError) error {
