@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/sparseson/sparseson/learners"
+	"github.com/sparseson/sparseson/sparse"
 )
 
 // shardRun trains options o with Shards 2 on the bundled splice set and
@@ -97,6 +99,34 @@ func TestShardsSettings(t *testing.T) {
 		var se *SettingError
 		if !errors.As(err, &se) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want a SettingError with %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestShardsMemory: MaxMemory counts K shards, the last mix and a mix's
+// target and saved bytes: a bound twice one model's lets one learner run
+// and refuses two shards.
+func TestShardsMemory(t *testing.T) {
+	o := learners.DefaultOptions(16)
+	perSlot, fixed, err := learners.Lookup(o["learner"]).Memory(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slots := float64(1 << 16)
+	one := slots*(sparse.IndexBytesPerSlot(16)+perSlot) + fixed
+	for _, tc := range []struct {
+		shards int
+		want   string // "" for no error
+	}{
+		{1, ""},
+		{2, "in Config.Shards 2 with this learner may need up to"},
+	} {
+		c := Defaults()
+		c.Options, c.Quiet, c.Stderr = o, true, nil
+		c.Shards, c.MaxMemory = tc.shards, strconv.FormatFloat(2*one, 'f', 0, 64)
+		_, err := New(c)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("Shards %d: got %v, want %q", tc.shards, err, tc.want)
 		}
 	}
 }
