@@ -182,6 +182,9 @@ func TestShardsRefusals(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2 with %q:\n%s", tc.args, code, tc.want, stderr)
 		}
 	}
+	if _, stderr, code := sparseson(t, nil, "--daemon", "--port", "0", "--shards", "2", "--quiet"); code != 2 || !strings.Contains(stderr, "--daemon does not provide --shards 2") {
+		t.Errorf("--daemon --shards 2: exit %d, want 2:\n%s", code, stderr)
+	}
 	// -t predicts with the one model: --shards changes nothing there.
 	p1, p2 := filepath.Join(dir, "p1"), filepath.Join(dir, "p2")
 	mustRun(t, nil, "--quiet", "-t", "-i", m, "-p", p1, data)
