@@ -18,10 +18,10 @@ type oaaAhead struct {
 
 // oaaBatch returns the OAA model that learns batches ahead, or nil: the
 // paths that read the model per example (the audit's weights before
-// learning, each example's probabilities) stay on Learn, and so do test
-// runs and shards.
+// learning, each example's probabilities, its class scores for Raw) stay
+// on Learn, and so do test runs and shards.
 func (e *Engine) oaaBatch() *reduce.OAA {
-	if e.shards != nil || !e.oaa || e.cfg.TestOnly || e.probs != nil || e.audit != nil {
+	if e.shards != nil || !e.oaa || e.cfg.TestOnly || e.probs != nil || e.audit != nil || e.raw != nil {
 		return nil
 	}
 	o, ok := e.learner.(*reduce.OAA)

@@ -57,6 +57,8 @@ func (e *Engine) checkShards(r *model.Reader) error {
 		return fmt.Errorf("%s already splits the stream into %d shards; it cannot be combined with %s %s", what, k, n("total"), e.opts["total"])
 	case c.Audit:
 		return fmt.Errorf("%s does not provide %s (the shards' weights are not one model until they are mixed)", what, n("Audit"))
+	case c.Raw != "" && e.classes > 0:
+		return fmt.Errorf("%s does not provide %s for a multiclass model (each example's class scores)", what, n("Raw"))
 	case e.opts["probabilities"] == "true":
 		return fmt.Errorf("%s does not provide %s per example", what, n("probabilities"))
 	case c.Decay != 1 && c.Passes > 1:

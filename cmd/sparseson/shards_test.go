@@ -173,6 +173,7 @@ func TestShardsRefusals(t *testing.T) {
 		{[]string{"--shards", "2", "--audit"}, "--shards 2 does not provide --audit"},
 		{[]string{"--shards", "2", "--oaa", "3", "--probabilities", "--loss_function", "logistic"}, "--shards 2 does not provide --probabilities"},
 		{[]string{"--shards", "2", "--passes", "2", "-c", "--decay_learning_rate", "0.5"}, "--shards 2 does not provide --decay_learning_rate"},
+		{[]string{"--shards", "2", "--oaa", "3", "-r", filepath.Join(dir, "r")}, "--shards 2 does not provide -r for a multiclass model"},
 		{[]string{"--shards", "2", "--total", "2"}, "--shards 2 splits the stream into shards itself; it cannot be combined with --total 2"},
 		{[]string{"--shards", "0"}, "--shards 0: must be in 1..1024"},
 		{[]string{"--shards", "2", "--shard_mix", "-1"}, "--shard_mix -1: must be ≥ 0"},
