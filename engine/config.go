@@ -62,6 +62,15 @@ type Config struct {
 	EarlyTerminate int     // passes without holdout improvement that stop the run
 	Decay          float64 // multiplies the learning rate after each pass (1 keeps it)
 
+	// Shards trains that many learners of the model's kind in one process,
+	// each on a round-robin share of the stream (example i to shard
+	// i mod Shards), mixed into one model by the learners' merge at the
+	// end of every pass and every ShardMix examples (0: pass ends only):
+	// iterative parameter mixing. 0 or 1: one learner, as without it. A
+	// test-only run predicts with the one model whatever Shards is.
+	Shards   int
+	ShardMix int64
+
 	// MinPrediction and MaxPrediction fix the ends of the label range
 	// predictions are clipped to (NaN: learned from the labels).
 	MinPrediction, MaxPrediction float64
@@ -116,7 +125,7 @@ func Defaults() Config {
 	return Config{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Format: "auto", Progress: "2.0",
-		Passes: 1, HoldoutPeriod: 10, EarlyTerminate: 3, Decay: 1,
+		Passes: 1, Shards: 1, HoldoutPeriod: 10, EarlyTerminate: 3, Decay: 1,
 		MinPrediction: math.NaN(), MaxPrediction: math.NaN(),
 		Host: "127.0.0.1", Port: DefaultPort, NumChildren: 10, MaxLine: 1 << 20, IdleTimeout: time.Minute,
 	}
@@ -165,6 +174,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%s %d: must be ≥ 1", n("HoldoutPeriod"), c.HoldoutPeriod)
 	case c.EarlyTerminate < 1:
 		return fmt.Errorf("%s %d: must be ≥ 1", n("EarlyTerminate"), c.EarlyTerminate)
+	case c.Shards < 0:
+		return fmt.Errorf("%s %d: must be ≥ 1", n("Shards"), c.Shards)
+	case c.ShardMix < 0:
+		return fmt.Errorf("%s %d: must be ≥ 0 (0: mix at the end of each pass only)", n("ShardMix"), c.ShardMix)
 	case c.Format != "auto" && c.Format != "vw" && c.Format != "libsvm":
 		return fmt.Errorf("%s %q: want auto, vw or libsvm", n("Format"), c.Format)
 	}

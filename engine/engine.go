@@ -64,6 +64,12 @@ type Engine struct {
 	mc      sparse.Multiclass
 	probs   []float64 // class probabilities of the example (option probabilities)
 
+	// shards trains Config.Shards > 1 shard learners (shards.go); nil
+	// with one learner.
+	shards *shards
+	// batch is the scratch of an OAA model learning batches (oaabatch.go).
+	batch *oaaAhead
+
 	binary             bool
 	labelMin, labelMax float64
 	fixMin, fixMax     bool // MinPrediction, MaxPrediction given
@@ -116,6 +122,9 @@ func New(cfg Config) (*Engine, error) {
 	if err := e.setupModel(stored, r); err != nil {
 		return nil, err
 	}
+	if err := e.setupShards(); err != nil {
+		return nil, err
+	}
 	holdoutOn := (c.Passes > 1 || c.HoldoutAfter > 0) && !c.HoldoutOff && !c.TestOnly
 	add, factor, _ := c.progressSchedule()
 	e.rep = newReporter(c.Stderr, c.Quiet, add, factor, holdoutOn)
@@ -156,6 +165,9 @@ func (e *Engine) setupModel(opts model.Options, r *model.Reader) error {
 	e.binary = e.opts["binary"] == "true"
 	if err := e.setupClasses(); err != nil {
 		return byModel(err)
+	}
+	if err := e.checkShards(r); err != nil {
+		return setting(err)
 	}
 	if err := e.checkMemory(); err != nil {
 		return err

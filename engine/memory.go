@@ -51,6 +51,15 @@ func (e *Engine) checkMemory() error {
 	case e.classes > 0:
 		setting = fmt.Sprintf("%s %d", n("softmax"), e.classes)
 	}
+	if k := c.shardCount(); k > 1 {
+		// K shards, the merged state kept as the next round's base and,
+		// during a mix, the merge target and its saved bytes (at most one
+		// model's state).
+		f := float64(k + 3)
+		copies, need = copies*f, need*f
+		setting = fmt.Sprintf("%s in %s %d", setting, n("Shards"), k)
+		extra += fmt.Sprintf("; %d shards, the last mix and, during a mix, its target and saved bytes", k)
+	}
 	if need <= limit {
 		return nil
 	}

@@ -11,8 +11,15 @@ import (
 // Process predicts (and, unless TestOnly or the example has no label,
 // learns from) one example and accounts it in the progress table, as Run
 // does for every example of the data. It returns the prediction (the class
-// of a multiclass model).
-func (e *Engine) Process(ex *sparse.Example) float64 { return e.process(ex, false, nil, nil) }
+// of a multiclass model). With Config.Shards > 1 the example goes to its
+// shard, which mixes with the others every ShardMix examples; Learner is
+// the last mix.
+func (e *Engine) Process(ex *sparse.Example) float64 {
+	if e.shards != nil {
+		e.shards.replay.v = e.shards.m.Learn(ex)
+	}
+	return e.process(ex, false, nil, nil)
+}
 
 // process is the one path every example takes, from a file, the cache or
 // a served connection. names are its features' names when recorded

@@ -140,7 +140,15 @@ func (e *Engine) passes(src parser.Source, cw *parser.CacheWriter, inputs []stri
 				return passes, false, err
 			}
 		}
-		if err := e.runPass(src, cw); err == errInterrupted {
+		err := e.runPass(src, cw)
+		if err == nil || err == errInterrupted {
+			// The pass's examples are in the shards: the model, its
+			// holdout snapshot and the outputs are the mix of them.
+			if merr := e.mixShards(); merr != nil {
+				return passes, false, merr
+			}
+		}
+		if err == errInterrupted {
 			interrupted = true
 			break
 		} else if err != nil {
@@ -175,6 +183,10 @@ func (e *Engine) passes(src parser.Source, cw *parser.CacheWriter, inputs []stri
 		if err := e.restore(snapshot); err != nil {
 			return passes, false, fmt.Errorf("restore the best pass: %w", err)
 		}
+	}
+	if e.shards != nil && e.out == e.shards.out {
+		// From here on the model is the merged one (Predict, the outputs).
+		e.out = e.outputStage()
 	}
 	return passes, interrupted, nil
 }
@@ -339,6 +351,11 @@ func (e *Engine) runPass(src parser.Source, cw *parser.CacheWriter) (err error) 
 		}
 	}()
 	holdoutOn, period, after := e.rep.holdoutOn, int64(e.cfg.HoldoutPeriod), int64(e.cfg.HoldoutAfter)
+	// VW's holdout: every period-th example, or (HoldoutAfter) every
+	// example after the first N of the pass.
+	isHoldout := func(counter int64) bool {
+		return holdoutOn && ((after == 0 && counter%period == 0) || (after > 0 && counter > after))
+	}
 	var counter int64
 	for {
 		b, err := src.Next()
@@ -348,39 +365,75 @@ func (e *Engine) runPass(src parser.Source, cw *parser.CacheWriter) (err error) 
 		if err != nil {
 			return err
 		}
-		j := 0
-		for k := range b.Examples {
-			if e.stopped.Load() {
-				return errInterrupted // at an example boundary
-			}
-			for ; j < len(b.Errors) && b.ErrorAt[j] <= k; j++ {
-				if err := e.badLine(&b.Errors[j]); err != nil {
-					return err
-				}
-			}
-			ex := &b.Examples[k]
-			if cw != nil {
-				if err := cw.Add(ex); err != nil {
-					return err
-				}
-			}
-			counter++
-			// VW's holdout: every period-th example, or (HoldoutAfter)
-			// every example after the first N of the pass.
-			holdout := holdoutOn && ((after == 0 && counter%period == 0) || (after > 0 && counter > after))
-			var names []hashing.AuditFeature
-			if k < len(b.Names) {
-				names = b.Names[k]
-			}
-			e.process(ex, holdout, names, e.preds)
+		if err := e.runBatch(b, cw, &counter, isHoldout); err != nil {
+			return err
 		}
-		for ; j < len(b.Errors); j++ {
+		src.Release(b)
+	}
+}
+
+// runBatch runs the examples of one parser batch through the model and
+// accounts them in order; counter counts the pass's examples. Shards, or
+// one OAA model (oaaBatch), learn the batch's examples ahead of the
+// accounting; the rest learn them one at a time in process.
+func (e *Engine) runBatch(b *parser.Batch, cw *parser.CacheWriter, counter *int64, isHoldout func(int64) bool) error {
+	if e.shards != nil {
+		// The shards take the whole batch at once; it is then accounted
+		// example by example below.
+		if e.stopped.Load() {
+			return errInterrupted
+		}
+		first := *counter
+		if err := e.learnShards(b.Examples, func(k int) bool { return isHoldout(first + int64(k) + 1) }); err != nil {
+			return err
+		}
+	}
+	oaa := e.oaaBatch()
+	single := e.out
+	defer func() { e.out = single }()
+	ahead := 0 // the examples before ahead are learned (oaa)
+	j := 0
+	for k := range b.Examples {
+		if e.shards == nil && k >= ahead && e.stopped.Load() {
+			return errInterrupted // at an example boundary
+		}
+		for ; j < len(b.Errors) && b.ErrorAt[j] <= k; j++ {
 			if err := e.badLine(&b.Errors[j]); err != nil {
 				return err
 			}
 		}
-		src.Release(b)
+		ex := &b.Examples[k]
+		if cw != nil {
+			if err := cw.Add(ex); err != nil {
+				return err
+			}
+		}
+		*counter++
+		holdout := isHoldout(*counter)
+		if oaa != nil && k >= ahead {
+			ahead = e.learnAhead(oaa, b.Examples, k, *counter, isHoldout)
+		}
+		var names []hashing.AuditFeature
+		if k < len(b.Names) {
+			names = b.Names[k]
+		}
+		switch {
+		case e.shards != nil:
+			e.shards.replay.v = e.shards.preds[k]
+		case k < ahead:
+			e.batch.replay.v = e.batch.preds[k]
+			e.out = e.batch.out
+		default:
+			e.out = single
+		}
+		e.process(ex, holdout, names, e.preds)
 	}
+	for ; j < len(b.Errors); j++ {
+		if err := e.badLine(&b.Errors[j]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (e *Engine) badLine(pe *parser.ParseError) error {

@@ -55,6 +55,11 @@ type request struct {
 // returns nil.
 func (e *Engine) Serve(ctx context.Context) error {
 	c, n := e.cfg, e.cfg.name
+	if e.shards != nil {
+		// A served line is answered at once: there is no batch to share
+		// among the shards.
+		return setting(fmt.Errorf("%s does not provide %s %d", n("serve"), n("Shards"), c.shardCount()))
+	}
 	if err := e.checkOutputs("", nil); err != nil {
 		return err
 	}
