@@ -5,7 +5,6 @@ package python
 
 import (
 	"context"
-	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -18,29 +17,9 @@ import (
 )
 
 // pythonWithSklearn returns an interpreter that has everything the suite
-// imports ($SPARSESON_PYTHON, python3, or Debian's /usr/bin/python3, which
-// a pyenv or venv python3 earlier in PATH would hide), or why none does.
+// imports, or why none does.
 func pythonWithSklearn() (string, string) {
-	var tried []string
-	for _, py := range []string{os.Getenv("SPARSESON_PYTHON"), "python3", "/usr/bin/python3"} {
-		if py == "" {
-			continue
-		}
-		out, err := exec.Command(py, "-c", "import numpy, scipy, sklearn, pytest").CombinedOutput()
-		if err == nil {
-			return py, ""
-		}
-		tried = append(tried, fmt.Sprintf("%s: %s", py, lastLine(string(out), err)))
-	}
-	return "", strings.Join(tried, "; ")
-}
-
-func lastLine(s string, err error) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return err.Error()
-	}
-	return s[strings.LastIndex(s, "\n")+1:]
+	return testbin.Python("import numpy, scipy, sklearn, pytest")
 }
 
 // TestPythonPackage runs python/tests (scikit-learn's estimator checks,
@@ -82,7 +61,7 @@ func TestPipInstall(t *testing.T) {
 		t.Skipf("NumPy, SciPy, scikit-learn or pytest missing (%s)", why)
 	}
 	if out, err := exec.Command(py, "-c", "import venv, pip, setuptools").CombinedOutput(); err != nil {
-		t.Skipf("%s has no venv, pip or setuptools (%s): apt-get install python3-venv python3-pip python3-setuptools", py, lastLine(string(out), err))
+		t.Skipf("%s has no venv, pip or setuptools (%s): apt-get install python3-venv python3-pip python3-setuptools", py, testbin.LastLine(string(out), err))
 	}
 	bin := sparsesonBinary(t)
 	dir := t.TempDir()

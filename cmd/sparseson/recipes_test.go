@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -84,30 +83,8 @@ func TestParallelRecipe(t *testing.T) {
 }
 
 // daskPython returns a Python interpreter that has Dask's distributed
-// scheduler ($SPARSESON_PYTHON, python3, or Debian's /usr/bin/python3,
-// which a pyenv or venv python3 earlier in PATH would hide).
-func daskPython() (string, string) {
-	var tried []string
-	for _, py := range []string{os.Getenv("SPARSESON_PYTHON"), "python3", "/usr/bin/python3"} {
-		if py == "" {
-			continue
-		}
-		out, err := exec.Command(py, "-c", "import dask.bag, dask.distributed").CombinedOutput()
-		if err == nil {
-			return py, ""
-		}
-		tried = append(tried, fmt.Sprintf("%s: %s", py, strings.TrimSpace(lastLine(string(out), err))))
-	}
-	return "", strings.Join(tried, "; ")
-}
-
-func lastLine(s string, err error) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return err.Error()
-	}
-	return s[strings.LastIndex(s, "\n")+1:]
-}
+// scheduler, or why none does.
+func daskPython() (string, string) { return testbin.Python("import dask.bag, dask.distributed") }
 
 // TestDaskRecipe runs examples/dask_train.py on a LocalCluster of 4 worker
 // processes on the loopback interface: 4 shards, 2 rounds of parameter

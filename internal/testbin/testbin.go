@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -56,4 +57,33 @@ func Main(m *testing.M) {
 		os.RemoveAll(filepath.Dir(path))
 	}
 	os.Exit(code)
+}
+
+// Python returns the first interpreter that can import what the imports
+// statement names — $SPARSESON_PYTHON, python3, or Debian's
+// /usr/bin/python3, which a pyenv or venv python3 earlier in PATH would
+// hide — or, when none can, why each could not (for a test's Skip).
+func Python(imports string) (py, why string) {
+	var tried []string
+	for _, py := range []string{os.Getenv("SPARSESON_PYTHON"), "python3", "/usr/bin/python3"} {
+		if py == "" {
+			continue
+		}
+		out, err := exec.Command(py, "-c", imports).CombinedOutput()
+		if err == nil {
+			return py, ""
+		}
+		tried = append(tried, fmt.Sprintf("%s: %s", py, LastLine(string(out), err)))
+	}
+	return "", strings.Join(tried, "; ")
+}
+
+// LastLine is the last line of a command's output, or its error when it
+// printed nothing.
+func LastLine(out string, err error) string {
+	out = strings.TrimSpace(out)
+	if out == "" {
+		return err.Error()
+	}
+	return out[strings.LastIndex(out, "\n")+1:]
 }
