@@ -118,13 +118,13 @@ func TestOAAMergeParallel(t *testing.T) {
 		if err := m.Merge(&sparse.MergeArgs{Parts: []sparse.Learner{train(0, 300, nil), train(300, 600, nil)}}); err != nil {
 			t.Fatal(err)
 		}
-		base := saveModel(t, m)
+		base := encode(t, m)
 		b, _ := LoadOAA(mustReader(t, base), k, 12, gdFactory(t))
 		m2, _ := NewOAA(k, 12, gdFactory(t))
 		if err := m2.Merge(&sparse.MergeArgs{Parts: []sparse.Learner{train(600, 750, base), train(750, 900, base)}, Base: b}); err != nil {
 			t.Fatal(err)
 		}
-		return append(base, saveModel(t, m2)...)
+		return append(base, encode(t, m2)...)
 	}
 	want := merged(1)
 	for _, procs := range []int{2, 8} {

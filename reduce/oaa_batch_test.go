@@ -32,15 +32,6 @@ func ojaFactory(t testing.TB) Factory {
 	}
 }
 
-func saveModel(t testing.TB, l sparse.Learner) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	if err := model.Encode(&b, model.Options{}, l.Save); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 // TestOAALearnBatchIsSerial: LearnBatch is Learn on each example in turn —
 // the same progressive classes, probabilities and model bytes — whatever
 // GOMAXPROCS, the cores and the batch size, with the classes shared out
@@ -66,7 +57,7 @@ func TestOAALearnBatchIsSerial(t *testing.T) {
 			wantP[i] = make([]float64, k)
 			ref.Probabilities(wantP[i])
 		}
-		wantModel := saveModel(t, ref)
+		wantModel := encode(t, ref)
 		for _, procs := range []int{1, 2, 8} {
 			runtime.GOMAXPROCS(procs)
 			for _, batch := range []int{1, 6, 64, len(data)} {
@@ -96,7 +87,7 @@ func TestOAALearnBatchIsSerial(t *testing.T) {
 					if !slices.Equal(got, want) {
 						t.Fatal("progressive classes differ from the serial Learn's")
 					}
-					if !bytes.Equal(saveModel(t, o), wantModel) {
+					if !bytes.Equal(encode(t, o), wantModel) {
 						t.Fatal("the model differs from the serial Learn's")
 					}
 				})

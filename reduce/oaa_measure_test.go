@@ -96,7 +96,7 @@ func TestOAABatchTimes(t *testing.T) {
 					if v, ok := cpu[k]; !ok || c < v {
 						cpu[k] = c
 					}
-					m := saveModel(t, o)
+					m := encode(t, o)
 					if ref == nil {
 						ref = m
 					} else if string(m) != string(ref) {

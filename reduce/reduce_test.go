@@ -154,7 +154,7 @@ func testOAAIsKBinary(t *testing.T, parts int) {
 	}
 }
 
-func encode(t *testing.T, l sparse.Learner) []byte {
+func encode(t testing.TB, l sparse.Learner) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := model.Encode(&buf, model.Options{}, l.Save); err != nil {

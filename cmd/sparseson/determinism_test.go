@@ -15,14 +15,7 @@ import (
 // (the input cut into 2 KiB chunks so that every goroutine gets some),
 // and with several passes over a cache.
 func TestDeterminism(t *testing.T) {
-	dir := t.TempDir()
-	binary, classes := determinismData(400)
-	binFile := write(t, filepath.Join(dir, "bin.vw"), []byte(binary))
-	mcFile := write(t, filepath.Join(dir, "mc.vw"), []byte(classes))
-	defer func(p, c int) {
-		runtime.GOMAXPROCS(p)
-		parserChunkBytes = c
-	}(runtime.GOMAXPROCS(0), parserChunkBytes)
+	dir, binFile, mcFile := determinismFiles(t, 400)
 	parserChunkBytes = 2 << 10
 
 	type variant struct {
@@ -93,4 +86,20 @@ func determinismData(n int) (binary, classes string) {
 		fmt.Fprintf(&c, "%d%s", k, f.String())
 	}
 	return b.String(), c.String()
+}
+
+// determinismFiles writes determinismData(n) (a binary and a 3-class set)
+// into a temporary directory, and restores GOMAXPROCS and the parser's
+// chunk size, which the determinism tests vary, when the test ends.
+func determinismFiles(t *testing.T, n int) (dir, binFile, mcFile string) {
+	dir = t.TempDir()
+	binary, classes := determinismData(n)
+	binFile = write(t, filepath.Join(dir, "bin.vw"), []byte(binary))
+	mcFile = write(t, filepath.Join(dir, "mc.vw"), []byte(classes))
+	p, c := runtime.GOMAXPROCS(0), parserChunkBytes
+	t.Cleanup(func() {
+		runtime.GOMAXPROCS(p)
+		parserChunkBytes = c
+	})
+	return dir, binFile, mcFile
 }

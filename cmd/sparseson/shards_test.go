@@ -29,14 +29,7 @@ var shardLearners = []struct {
 // chunks (so the batches the shards receive), mixing at pass ends only or
 // every 97 examples, in one pass or three over a cache.
 func TestShardsDeterminism(t *testing.T) {
-	dir := t.TempDir()
-	binary, classes := determinismData(600)
-	binFile := write(t, filepath.Join(dir, "bin.vw"), []byte(binary))
-	mcFile := write(t, filepath.Join(dir, "mc.vw"), []byte(classes))
-	defer func(p, c int) {
-		runtime.GOMAXPROCS(p)
-		parserChunkBytes = c
-	}(runtime.GOMAXPROCS(0), parserChunkBytes)
+	dir, binFile, mcFile := determinismFiles(t, 600)
 	for _, l := range shardLearners {
 		for _, extra := range [][]string{nil, {"--shard_mix", "97"}, {"--passes", "3", "-k", "--cache_file", filepath.Join(dir, l.name+".cache")}} {
 			name := l.name
