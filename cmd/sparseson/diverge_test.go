@@ -45,12 +45,13 @@ func TestDivergenceWarning(t *testing.T) {
 	dir := t.TempDir()
 	unit, raw := divergeData(t, dir, 1500, 1), divergeData(t, dir, 1500, 255)
 	logistic := []string{"--loss_function", "logistic"}
-	cases := []struct {
+	type divergeCase struct {
 		name  string
 		data  string
 		flags []string
 		fire  bool
-	}{
+	}
+	cases := []divergeCase{
 		{"AdaGrad", raw, logistic, false},
 		{"AdaGrad squared", raw, nil, false},
 		{"AdaGrad --binary", raw, []string{"--binary"}, false},
@@ -67,6 +68,20 @@ func TestDivergenceWarning(t *testing.T) {
 		{"S-ADA on 0…255", raw, append([]string{"--sada"}, logistic...), false},
 		{"ADA-FD at the papers' constants on 0…255 --binary", raw, append([]string{"--ada_fd", "--ada_scale", "paper", "--binary"}, logistic...), true},
 		{"SGD at a rate too large", raw, append([]string{"--sgd", "-l", "10"}, logistic...), true},
+	}
+	// VW's learners whose steps are not normalized by the features' scale
+	// are not unit-free at their defaults (VW's own defaults, kept for
+	// parity): on features in [0, 1] they learn, on 0…255 they predict
+	// worse than a constant, and the warning says so. The same happens on
+	// the shared sets with large raw values (spam, satellite_grey, pima,
+	// letter_am): real divergences, not false warnings (docs/usage.md).
+	// (--scalar_adagrad's step η/√Σ‖g‖² shrinks with the gradients' scale:
+	// here it stays under the warning's ratio on 0…255.)
+	for _, f := range [][]string{{"--sgd"}, {"--adaptive"}, {"--adaptive", "--dual_averaging"}, {"--sadagrad", "1"}, {"--nasa_strong", "1"}} {
+		name := strings.Join(f, " ")
+		cases = append(cases,
+			divergeCase{name + " at its defaults on [0, 1]", unit, append(f, logistic...), false},
+			divergeCase{name + " at its defaults on 0…255", raw, append(f, logistic...), true})
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
