@@ -44,11 +44,14 @@ func (g *GD) Merge(a *sparse.MergeArgs) error {
 		return err
 	}
 	counts := g.mergeCounters(parts, base)
-	u := sparse.NewUnion(tabs...)
-	fm := newFeatureMerge(len(parts), counts, a.Weighting == sparse.ByEvidence && g.cfg.Adaptive)
-	for j, key := range u.Keys {
-		g.mergeFeature(fm, u, j, key, parts, base)
-	}
+	u := unionRows(g.tab, tabs)
+	byEvidence := a.Weighting == sparse.ByEvidence && g.cfg.Adaptive
+	sparse.ForBlocks(len(u.Keys), sparse.MergeBlock, func(_, lo, hi int) {
+		fm := newFeatureMerge(len(parts), counts, byEvidence)
+		for j := lo; j < hi; j++ {
+			g.mergeFeature(fm, u, j, u.Keys[j], parts, base)
+		}
+	})
 	if !linalg.AllFinite(g.tab.Rows) {
 		return errors.New("merge: the merged model is not finite")
 	}
@@ -76,8 +79,9 @@ func (g *GD) mergeCounters(parts []*GD, base *GD) (counts []float64) {
 	return counts
 }
 
-// mergeFeature writes the merged row of feature j (slot key): the weight
-// by fm's rule, Σg² summed, the scale N_j the largest.
+// mergeFeature writes the merged row j of feature j (slot key; unionRows
+// made the row): the weight by fm's rule, Σg² summed, the scale N_j the
+// largest.
 func (g *GD) mergeFeature(fm *featureMerge, u *sparse.Union, j int, key uint32, parts []*GD, base *GD) {
 	st := g.stride
 	nmax := 0.0
@@ -105,13 +109,27 @@ func (g *GD) mergeFeature(fm *featureMerge, u *sparse.Union, j int, key uint32, 
 			gsum += fm.ev[i]
 		}
 	}
-	o := g.tab.Row(key) * st
+	o := j * st
 	rows := g.tab.Rows
 	rows[o+colW] = fm.weight(g0, w0)
 	if g.cfg.Adaptive {
 		rows[o+colG] = gsum
 	}
 	rows[o+colN] = nmax
+}
+
+// unionRows returns the union of the parts' slots and gives each a row of
+// the new table tab, row j for Keys[j], before the features are merged in
+// parallel (ForBlocks): a merged feature then writes only its own row, and
+// the rows are in the order a serial merge adds them.
+func unionRows(tab *sparse.Table, tabs []*sparse.Table) *sparse.Union {
+	u := sparse.NewUnion(tabs...)
+	for j, key := range u.Keys {
+		if tab.Row(key) != j {
+			panic("gd: merge into a table that is not new")
+		}
+	}
+	return u
 }
 
 // featureMerge combines one weight of the parts: by Consensus where the
@@ -155,11 +173,14 @@ func (m *Softmax) Merge(a *sparse.MergeArgs) error {
 		return err
 	}
 	counts := m.mergeCounters(parts, base)
-	u := sparse.NewUnion(tabs...)
-	fm := newFeatureMerge(len(parts), counts, a.Weighting == sparse.ByEvidence && m.cfg.Adaptive)
-	for j, key := range u.Keys {
-		m.mergeFeature(fm, u, j, key, parts, base)
-	}
+	u := unionRows(m.tab, tabs)
+	byEvidence := a.Weighting == sparse.ByEvidence && m.cfg.Adaptive
+	sparse.ForBlocks(len(u.Keys), sparse.MergeBlock, func(_, lo, hi int) {
+		fm := newFeatureMerge(len(parts), counts, byEvidence)
+		for j := lo; j < hi; j++ {
+			m.mergeFeature(fm, u, j, u.Keys[j], parts, base)
+		}
+	})
 	if !linalg.AllFinite(m.tab.Rows) {
 		return errors.New("merge: the merged model is not finite")
 	}
@@ -202,7 +223,7 @@ func (m *Softmax) mergeFeature(fm *featureMerge, u *sparse.Union, j int, key uin
 			nmax = math.Max(nmax, p.tab.Rows[r*st+smN])
 		}
 	}
-	o := m.tab.Row(key) * st
+	o := j * st
 	rows := m.tab.Rows
 	rows[o+smN] = nmax
 	for c := 0; c < K; c++ {

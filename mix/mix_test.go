@@ -87,9 +87,14 @@ func TestOneShardIsThePlainLearner(t *testing.T) {
 }
 
 // TestDeterministic: for a fixed K the predictions and the model do not
-// depend on GOMAXPROCS nor on how the stream is cut into batches.
+// depend on GOMAXPROCS nor on how the stream is cut into batches. The
+// stream has more features than a merge's block (sparse.MergeBlock), so
+// that the merges run on several cores where there are several.
 func TestDeterministic(t *testing.T) {
-	exs := stream(700, 3000, 12, 2)
+	exs := stream(700, 40000, 12, 2)
+	if d := distinct(exs); d <= sparse.MergeBlock {
+		t.Fatalf("%d features: the merges would not be cut into blocks", d)
+	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, f := range families() {
 		for _, k := range []int{2, 3} {
@@ -240,4 +245,15 @@ func TestRefused(t *testing.T) {
 	if _, err := mix.New(mix.Config{K: 1, New: func(int) (sparse.Learner, error) { return son.NewFull(full, 1, loss.Logistic{}) }}); err != nil {
 		t.Fatalf("K = 1 with full ONS: %v", err)
 	}
+}
+
+// distinct is the number of features the examples hold.
+func distinct(exs []sparse.Example) int {
+	seen := map[uint32]bool{}
+	for _, ex := range exs {
+		for _, k := range ex.Idx {
+			seen[k] = true
+		}
+	}
+	return len(seen)
 }

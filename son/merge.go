@@ -66,7 +66,10 @@ import (
 //
 // Cost: O(d·(N² + N·p)) over the d merged features, N = Σ rows of the
 // parts' sketches, plus the sketch's O(N³). Parts are only read (their
-// deferred steps are applied on the fly).
+// deferred steps are applied on the fly). Both passes over the features
+// run on every core by blocks of sparse.MergeBlock features (mergeWork);
+// the sums are the blocks' in block order, so the result does not depend
+// on the number of cores.
 func (s *Learner) Merge(a *sparse.MergeArgs) error {
 	m, err := s.newMerge(a)
 	if err != nil {
@@ -118,19 +121,64 @@ type merge struct {
 	offs      []int // part i's rows in the stack: offs[i] … offs[i+1]−1
 	n         int   // rows in the stack
 	u         *sparse.Union
+	dd, wbar  []float64 // per merged feature: Σg² and w̄ (pre-scaled)
+	own, in   []float64 // per part: sketch energy before/after conversion
+	eOwn, eIn []float64 // per part: diagonal energy before/after
+	G         []float64 // the stack's Gram matrix, n×n
+	applied   int       // calls of apply
+	wsq       float64   // ‖w̄‖² of the merged table
+	y         []float64 // Z·w̄ of the merged table
+}
+
+// mergeWork is one block of features' scratch and sums in a pass: the
+// passes run the blocks (sparse.MergeBlock features each) on every core
+// and add the blocks' sums in block order, so the merge does not depend
+// on the number of cores, and with one block it sums as a serial loop.
+type mergeWork struct {
 	wz        [][]float64 // per part: [w̄_j, Z_j] of the feature loaded
 	rowOf     []int       // per part: the feature's row, −1 for none
-	dd, wbar  []float64   // per merged feature: Σg² and w̄ (pre-scaled)
 	evid, raw []float64   // per part: the feature's evidence and weight
 	kept      []float64   // per part: its weight, or the base's
-	own, in   []float64   // per part: sketch energy before/after conversion
-	eOwn, eIn []float64   // per part: diagonal energy before/after
 	c         []float64   // one stacked column (len n)
 	wb        []float64   // the base's [w̄_j, Z_j]
-	G         []float64   // the stack's Gram matrix, n×n
-	applied   int         // calls of apply
-	wsq       float64     // ‖w̄‖² of the merged table
-	y         []float64   // Z·w̄ of the merged table
+	// The block's sums: pass 1's per-part energies and Gram matrix (n×n),
+	// pass 2's ‖w̄‖², Z·w̄ and ZZᵀ (r×r).
+	own, in, eOwn, eIn []float64
+	G                  []float64
+	wsq                float64
+	y, gram            []float64
+}
+
+// newWork allocates a block's scratch; sums holds the length of its
+// Gram matrix.
+func (m *merge) newWork(sums int) *mergeWork {
+	k, pw := m.k, 1+m.s.pmax
+	w := &mergeWork{wz: make([][]float64, k), rowOf: make([]int, k), c: make([]float64, m.n)}
+	for i := range w.wz {
+		w.wz[i] = make([]float64, pw)
+	}
+	w.evid, w.raw, w.kept = make([]float64, k), make([]float64, k), make([]float64, k)
+	w.own, w.in, w.eOwn, w.eIn = make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k)
+	if m.base != nil {
+		w.wb = make([]float64, pw)
+	}
+	w.G = make([]float64, sums)
+	return w
+}
+
+// addSums adds the blocks' sums in block order into dst (dst = the first
+// block's, so that one block is exactly a serial loop's sums).
+func addSums(dst []float64, blocks []*mergeWork, of func(w *mergeWork) []float64) {
+	for b, w := range blocks {
+		src := of(w)
+		if b == 0 {
+			copy(dst, src)
+			continue
+		}
+		for i, v := range src {
+			dst[i] += v
+		}
+	}
 }
 
 // newMerge checks the receiver, the parts and the base.
@@ -239,36 +287,31 @@ func (m *merge) stack() error {
 	m.n = m.offs[k]
 	m.u = sparse.NewUnion(tabs...)
 	d := len(m.u.Keys)
-	m.wz = make([][]float64, k)
-	for i := range m.wz {
-		m.wz[i] = make([]float64, 1+m.s.pmax)
-	}
-	m.rowOf = make([]int, k)
 	m.dd, m.wbar = make([]float64, d), make([]float64, d)
-	m.evid, m.raw, m.kept = make([]float64, k), make([]float64, k), make([]float64, k)
 	m.own, m.in = make([]float64, k), make([]float64, k)
 	m.eOwn, m.eIn = make([]float64, k), make([]float64, k)
 	return nil
 }
 
-// load reads feature j of every part into wz and rowOf.
-func (m *merge) load(j int) {
+// load reads feature j of every part into w.wz and w.rowOf.
+func (m *merge) load(w *mergeWork, j int) {
 	for i, p := range m.parts {
 		r := m.u.Row(i, j)
-		m.rowOf[i] = r
+		w.rowOf[i] = r
 		if r >= 0 {
-			p.refreshed(r, m.wz[i])
+			p.refreshed(r, w.wz[i])
 		}
 	}
 }
 
 // column writes the stacked, converted sketch column of feature j into
-// c (len n); load(j) must have run. With acc, it adds each part's energy
+// w.c (len n); load(j) must have run. With acc, it adds each part's energy
 // in this column before (own) and after (in) the conversion.
-func (m *merge) column(j int, c []float64, acc bool) {
+func (m *merge) column(w *mergeWork, j int, acc bool) {
+	c := w.c
 	clear(c)
 	for i, p := range m.parts {
-		r := m.rowOf[i]
+		r := w.rowOf[i]
 		if r < 0 || m.qs[i] == 0 {
 			continue
 		}
@@ -276,14 +319,14 @@ func (m *merge) column(j int, c []float64, acc bool) {
 		if m.diag {
 			f *= math.Sqrt((diag0 + p.tab.Rows[r*p.stride+p.dOff]) / (diag0 + m.dd[j]))
 		}
-		zc := m.wz[i][1 : 1+m.ps[i]]
+		zc := w.wz[i][1 : 1+m.ps[i]]
 		C, q, pi := m.Cs[i], m.qs[i], m.ps[i]
 		for a := 0; a < q; a++ {
 			v := linalg.Dot(C[a*pi:a*pi+pi], zc)
 			c[m.offs[i]+a] = f * v
 			if acc {
-				m.own[i] += v * v
-				m.in[i] += f * v * f * v
+				w.own[i] += v * v
+				w.in[i] += f * v * f * v
 			}
 		}
 	}
@@ -291,7 +334,7 @@ func (m *merge) column(j int, c []float64, acc bool) {
 
 // baseWeight is the base's raw weight and Σg² for key: what every part
 // started from (0, 0 without a base or where the base never saw it).
-func (m *merge) baseWeight(key uint32) (w0, dd0 float64) {
+func (m *merge) baseWeight(w *mergeWork, key uint32) (w0, dd0 float64) {
 	base := m.base
 	if base == nil {
 		return 0, 0
@@ -300,9 +343,9 @@ func (m *merge) baseWeight(key uint32) (w0, dd0 float64) {
 	if r < 0 {
 		return 0, 0
 	}
-	base.refreshed(r, m.wb)
+	base.refreshed(r, w.wb)
 	pz := len(base.st.Z)
-	w0 = m.wb[0] + linalg.Dot(base.b[:pz], m.wb[1:1+pz])
+	w0 = w.wb[0] + linalg.Dot(base.b[:pz], w.wb[1:1+pz])
 	if m.diag {
 		o := r * base.stride
 		dd0 = base.tab.Rows[o+base.dOff]
@@ -317,41 +360,41 @@ func (m *merge) baseWeight(key uint32) (w0, dd0 float64) {
 // e_ij) before the change of coordinates (eOwn) and e_ij/(0.1 + e_j)
 // after it (eIn), which multiplies column j by (0.1 + e_ij)/(0.1 + e_j)
 // as it does the sketch's columns (see Σ‖ĝ‖² in Merge's doc comment).
-func (m *merge) weight(j int, w0, dd0 float64) {
+func (m *merge) weight(wk *mergeWork, j int, w0, dd0 float64) {
 	ddj := dd0
 	for i, p := range m.parts {
-		r := m.rowOf[i]
-		m.evid[i], m.raw[i], m.kept[i] = 0, 0, w0
+		r := wk.rowOf[i]
+		wk.evid[i], wk.raw[i], wk.kept[i] = 0, 0, w0
 		if r < 0 {
 			continue
 		}
 		pz := m.ps[i]
-		w := m.wz[i][0] + linalg.Dot(p.b[:pz], m.wz[i][1:1+pz])
+		w := wk.wz[i][0] + linalg.Dot(p.b[:pz], wk.wz[i][1:1+pz])
 		if m.diag {
 			o := r * p.stride
 			ev := math.Max(0, p.tab.Rows[o+p.dOff]-dd0)
 			ddj += ev
 			w *= p.tab.Rows[o+p.dOff+1]
-			m.evid[i] = ev
+			wk.evid[i] = ev
 		}
-		m.raw[i], m.kept[i] = w, w
+		wk.raw[i], wk.kept[i] = w, w
 	}
 	var w float64
 	ok := false
 	if m.a.Weighting == sparse.ByEvidence {
-		w, ok = sparse.Consensus(dd0, w0, m.evid, m.kept)
+		w, ok = sparse.Consensus(dd0, w0, wk.evid, wk.kept)
 	}
 	if !ok {
-		w = sparse.Weigh(m.cs, m.raw)
+		w = sparse.Weigh(m.cs, wk.raw)
 	}
 	m.dd[j] = ddj
 	if m.diag {
 		w *= math.Sqrt(diag0 + ddj)
 		for i, p := range m.parts {
-			if r := m.rowOf[i]; r >= 0 {
+			if r := wk.rowOf[i]; r >= 0 {
 				e := p.tab.Rows[r*p.stride+p.dOff]
-				m.eOwn[i] += e / (diag0 + e)
-				m.eIn[i] += e / (diag0 + ddj)
+				wk.eOwn[i] += e / (diag0 + e)
+				wk.eIn[i] += e / (diag0 + ddj)
 			}
 		}
 	}
@@ -359,26 +402,32 @@ func (m *merge) weight(j int, w0, dd0 float64) {
 }
 
 // weights is pass 1: the merged weights and D, and the Gram matrix G of
-// the stack.
+// the stack, by blocks of features on every core.
 func (m *merge) weights() {
 	n := m.n
 	m.G = make([]float64, n*n)
-	m.c = make([]float64, n)
-	if m.base != nil {
-		m.wb = make([]float64, 1+m.s.pmax)
-	}
-	G, c := m.G, m.c
-	for j, key := range m.u.Keys {
-		m.load(j)
-		w0, dd0 := m.baseWeight(key)
-		m.weight(j, w0, dd0)
-		if n == 0 {
-			continue
+	d := len(m.u.Keys)
+	blocks := make([]*mergeWork, sparse.Blocks(d, sparse.MergeBlock))
+	sparse.ForBlocks(d, sparse.MergeBlock, func(b, lo, hi int) {
+		w := m.newWork(n * n)
+		for j := lo; j < hi; j++ {
+			m.load(w, j)
+			w0, dd0 := m.baseWeight(w, m.u.Keys[j])
+			m.weight(w, j, w0, dd0)
+			if n == 0 {
+				continue
+			}
+			m.column(w, j, true)
+			linalg.SyrUpper(w.G, w.c)
 		}
-		m.column(j, c, true)
-		linalg.SyrUpper(G, c)
-	}
-	linalg.MirrorUpper(G, n)
+		blocks[b] = w
+	})
+	addSums(m.G, blocks, func(w *mergeWork) []float64 { return w.G })
+	addSums(m.own, blocks, func(w *mergeWork) []float64 { return w.own })
+	addSums(m.in, blocks, func(w *mergeWork) []float64 { return w.in })
+	addSums(m.eOwn, blocks, func(w *mergeWork) []float64 { return w.eOwn })
+	addSums(m.eIn, blocks, func(w *mergeWork) []float64 { return w.eIn })
+	linalg.MirrorUpper(m.G, n)
 }
 
 // sumG2 is the merged Σ‖ĝ‖², converted as the sketch: the energy part i's
@@ -404,41 +453,70 @@ func (m *merge) sumG2() float64 {
 }
 
 // apply is pass 2, the sketch's SketchMerge.Apply: the merged table, with
-// Z = T·(the stacked rows); it returns the new ZZᵀ.
+// Z = T·(the stacked rows); it returns the new ZZᵀ. The rows are added in
+// the union's order first, then filled by blocks of features on every
+// core.
 func (m *merge) apply(T []float64, r int) []float64 {
-	s, n, c := m.s, m.n, m.c
+	s, n := m.s, m.n
 	m.applied++
 	if m.applied > 1 || r < 0 || r > s.pmax || len(T) < r*n {
 		panic(fmt.Sprintf("son: bad merge transform (%d rows of %d, call %d)", r, n, m.applied))
 	}
+	for j, key := range m.u.Keys {
+		if s.tab.Row(key) != j {
+			panic("son: merge into a table that is not new")
+		}
+	}
+	d := len(m.u.Keys)
+	blocks := make([]*mergeWork, sparse.Blocks(d, sparse.MergeBlock))
+	sparse.ForBlocks(d, sparse.MergeBlock, func(b, lo, hi int) {
+		w := m.newWork(0)
+		w.y, w.gram = make([]float64, s.pmax), make([]float64, r*r)
+		for j := lo; j < hi; j++ {
+			m.applyFeature(w, T, r, j)
+		}
+		blocks[b] = w
+	})
 	m.y = make([]float64, s.pmax)
 	gram := make([]float64, r*r)
-	for j, key := range m.u.Keys {
-		m.load(j)
-		m.column(j, c, false)
-		row := s.tab.Row(key)
-		o := row * s.stride
-		rows := s.tab.Rows
-		wj := m.wbar[j]
-		rows[o] = wj
-		z := rows[o+1 : o+1+r]
-		for l := range z {
-			z[l] = linalg.Dot(T[l*n:l*n+n], c)
+	addSums(m.y, blocks, func(w *mergeWork) []float64 { return w.y })
+	addSums(gram, blocks, func(w *mergeWork) []float64 { return w.gram })
+	for b, w := range blocks {
+		if b == 0 {
+			m.wsq = w.wsq
+		} else {
+			m.wsq += w.wsq
 		}
-		if m.diag {
-			rows[o+s.dOff] = m.dd[j]
-			rows[o+s.dOff+1] = 1 / math.Sqrt(diag0+m.dd[j])
-		}
-		m.wsq += wj * wj
-		for l, zl := range z {
-			if zl != 0 {
-				m.y[l] += wj * zl
-			}
-		}
-		linalg.SyrUpper(gram, z)
 	}
 	linalg.MirrorUpper(gram, r)
 	return gram
+}
+
+// applyFeature writes row j of the merged table (feature j of the union)
+// and adds it to the block's ‖w̄‖², Z·w̄ and ZZᵀ.
+func (m *merge) applyFeature(w *mergeWork, T []float64, r, j int) {
+	s, n := m.s, m.n
+	m.load(w, j)
+	m.column(w, j, false)
+	o := j * s.stride
+	rows := s.tab.Rows
+	wj := m.wbar[j]
+	rows[o] = wj
+	z := rows[o+1 : o+1+r]
+	for l := range z {
+		z[l] = linalg.Dot(T[l*n:l*n+n], w.c)
+	}
+	if m.diag {
+		rows[o+s.dOff] = m.dd[j]
+		rows[o+s.dOff+1] = 1 / math.Sqrt(diag0+m.dd[j])
+	}
+	w.wsq += wj * wj
+	for l, zl := range z {
+		if zl != 0 {
+			w.y[l] += wj * zl
+		}
+	}
+	linalg.SyrUpper(w.gram, z)
 }
 
 // finish sets the merged learner's derived state once the sketch has

@@ -2,7 +2,10 @@ package sparse_test
 
 import (
 	"math"
+	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sparseson/sparseson/sparse"
@@ -90,5 +93,80 @@ func TestConsensus(t *testing.T) {
 	}
 	if got := sparse.MergedSum([]float64{5, 7}, 3); got != 9 {
 		t.Fatalf("MergedSum = %v, want 3 + 2 + 4", got)
+	}
+}
+
+// TestUnionWideHash: above the array's hash space the union deduplicates
+// through a map, with the same keys, order and rows.
+func TestUnionWideHash(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var small, wide []*sparse.Table
+	for range 3 {
+		a, b := sparse.NewTable(16, 1), sparse.NewTable(26, 1)
+		for range 500 {
+			k := uint32(r.IntN(1 << 12))
+			a.Row(k)
+			b.Row(k)
+		}
+		small, wide = append(small, a), append(wide, b)
+	}
+	u, v := sparse.NewUnion(small...), sparse.NewUnion(wide...)
+	if !slices.Equal(u.Keys, v.Keys) {
+		t.Fatalf("keys differ between a 2^16 and a 2^26 hash space")
+	}
+	for i := range small {
+		for j := range u.Keys {
+			if u.Row(i, j) != v.Row(i, j) {
+				t.Fatalf("table %d key %d: row %d against %d", i, u.Keys[j], u.Row(i, j), v.Row(i, j))
+			}
+		}
+	}
+}
+
+// TestForBlocks: every index in exactly one block, the blocks as the size
+// says, at any number of cores.
+func TestForBlocks(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2, 8} {
+		runtime.GOMAXPROCS(procs)
+		for _, n := range []int{0, 1, 7, 4096, 10001} {
+			seen := make([]int32, n)
+			var bad atomic.Int32
+			sparse.ForBlocks(n, 1000, func(b, lo, hi int) {
+				if lo != b*1000 || hi != min(n, lo+1000) {
+					bad.Add(1)
+				}
+				for i := lo; i < hi; i++ {
+					seen[i]++
+				}
+			})
+			if bad.Load() != 0 {
+				t.Fatalf("GOMAXPROCS %d n %d: a block with the wrong bounds", procs, n)
+			}
+			for i, c := range seen {
+				if c != 1 {
+					t.Fatalf("GOMAXPROCS %d n %d: index %d visited %d times", procs, n, i, c)
+				}
+			}
+			if got := sparse.Blocks(n, 1000); got != (n+999)/1000 {
+				t.Fatalf("Blocks(%d, 1000) = %d", n, got)
+			}
+		}
+	}
+}
+
+// BenchmarkNewUnion: four shards' tables of a news20-sized model (2^18
+// slots, 60,000 features each, most shared).
+func BenchmarkNewUnion(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	tabs := make([]*sparse.Table, 4)
+	for i := range tabs {
+		tabs[i] = sparse.NewTable(18, 1)
+		for range 60000 {
+			tabs[i].Row(uint32(r.IntN(1 << 17)))
+		}
+	}
+	for b.Loop() {
+		sparse.NewUnion(tabs...)
 	}
 }
