@@ -35,6 +35,8 @@ var allSteps = []step{
 		"The same protocol (three passes per run) at -b 16, 18, …, 30, m = 10 (above -b 22 the slot index is a hash table of the features seen)."},
 	{"Speed: news20.train ×10 as VW text", "speed", []string{"-set", "text", "-repeat", "3"},
 		"The main learners at m = 10 (ADA-FD: the FD-adaptive learner, at the same m rather than its default τ = 20) reading news20.train concatenated ten times (113,140 examples) as plain VW text in one pass, no cache: parsing included. MB/s is of text, by wall time; three rounds in turn, least CPU time kept."},
+	{"Speed: --shards K on news20.train ×10 as text", "speed", []string{"-set", "shards", "-repeat", "3"},
+		"The default learner, Oja-SON and FD-SON (m = 10) reading news20.train ×10 as plain VW text in one pass with --shards 1, 2 and 4 (one process, K learners mixed at the pass end), three rounds in turn, least CPU time kept; the last column is the wall time against the same learner's one stream. The parser shares the machine's cores with the K learners."},
 	{"Speed: the synthetic sets", "speed", []string{"-set", "synthetic", "-repeat", "3"},
 		"The same learners on the synthetic suite's sets (Luo et al. (NIPS 2016), §5.1, κ = 100, T = 10000, d = 100 dense; rotated, and scaled per coordinate by 10^U(−2,2)), each concatenated ten times (100,000 examples) as LIBSVM text, one pass, parsing included."},
 	{"Parse throughput", "speed", []string{"-set", "parse", "-repeat", "5"},

@@ -24,10 +24,12 @@
 // learner on the news20 text plain and gzip'd, Oja-SON m = 10, and
 // prediction (-t) — with sparseson and with the Vowpal Wabbit binary
 // that the environment variable VW names, alternated, with the ratios
-// (vw.go); without VW it says it skipped them. Each table is also written
-// to -out as speed_<set>.csv.
+// (vw.go); without VW it says it skipped them. -set shards times the
+// default learner, Oja-SON and FD-SON (m = 10) on the news20 text with
+// --shards K, K = 1, 2, 4, against their one stream by wall time
+// (shards.go). Each table is also written to -out as speed_<set>.csv.
 //
-//	go run ./bench speed [-data ../shared/data] [-passes 5] [-repeat 3] [-set son|sketches|bits|ada|m|learners|parse|text|synthetic|vw|all]
+//	go run ./bench speed [-data ../shared/data] [-passes 5] [-repeat 3] [-set son|sketches|bits|ada|m|learners|parse|text|synthetic|vw|shards|all]
 package speed
 
 import (
@@ -69,7 +71,7 @@ func Main(env *run.Env, args []string) error {
 	var o options
 	fs.IntVar(&o.passes, "passes", 5, "passes over the cache per timed run")
 	fs.IntVar(&o.repeat, "repeat", 3, "timed runs per setting (the fastest is kept)")
-	fs.StringVar(&o.set, "set", "son", "which settings: son, sketches, bits, ada, m, learners, parse, text, synthetic, vw, all")
+	fs.StringVar(&o.set, "set", "son", "which settings: son, sketches, bits, ada, m, learners, parse, text, synthetic, vw, shards, all")
 	fs.IntVar(&o.copies, "copies", 10, "text: copies of news20.train concatenated into the text read in one pass")
 	fs.IntVar(&o.synthCopies, "synth_copies", 10, "synthetic: copies of each synthetic set (T = 10000) concatenated into the text read in one pass")
 	fs.StringVar(&o.kinds, "kinds", "oja,rp,fd,rfd", "sketches of the bits set")
@@ -190,6 +192,12 @@ func (p *plan) text(env *run.Env, bin, train, dir string, o options) (done bool,
 			return false, err
 		}
 		textLearners(p.add, news)
+	}
+	if o.set == "shards" {
+		if news, err = newsText(env, train, dir, o.copies); err != nil {
+			return false, err
+		}
+		shardLearners(p.add, news)
 	}
 	if o.set == "vw" || o.set == "text" || o.set == "quick" {
 		if err := vwPart(env, bin, train, dir, news, o); err != nil || o.set == "vw" {
@@ -332,6 +340,7 @@ func (t timings) report(env *run.Env, settings []setting, o options) error {
 	fmt.Fprintln(&csv, "learner,bits,cpu_ns_min,cpu_ns_median,cpu_ns_max,wall_ns,peak_rss_mb,rounds,data,text_mbps")
 	adagrad := map[string]float64{} // per data and -b
 	fdAt := map[string]float64{}    // FD-SON's CPU ns/example per "m=…" (ada set)
+	oneStream := shardBase{}        // each learner's wall ns/example at K = 1 (shards set)
 	for i, s := range settings {
 		best, ex := t.best[i], t.examples[i]
 		ns := float64(best.CPU.Nanoseconds()) / ex
@@ -348,6 +357,9 @@ func (t timings) report(env *run.Env, settings []setting, o options) error {
 			ratio = fmt.Sprintf("%.2f×", ns/a)
 		}
 		vsFD := ""
+		if o.set == "shards" {
+			vsFD = oneStream.ratio(s.name, wall)
+		}
 		if _, m, ok := strings.Cut(s.name, " m="); ok && o.set == "ada" {
 			if strings.HasPrefix(s.name, "fd ") {
 				fdAt[m] = ns
