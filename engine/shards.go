@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strconv"
 
@@ -83,9 +84,19 @@ func (e *Engine) setupShards() error {
 	s := &shards{lo: e.labelMin, hi: e.labelMax}
 	m, err := mix.New(mix.Config{
 		K:     k,
-		New:   func(int) (sparse.Learner, error) { return e.buildShard(s, nil) },
-		Load:  func(r *model.Reader) (sparse.Learner, error) { return e.buildShard(s, r) },
+		New:   func(int) (sparse.Learner, error) { return e.buildShard(s, nil, "") },
+		Load:  func(r *model.Reader) (sparse.Learner, error) { return e.buildShard(s, r, "") },
 		Every: c.ShardMix,
+		// The warm-up learner is the one stream's (total 1): a stream
+		// shorter than the warm-up trains as without shards.
+		Warmup: c.ShardWarmup,
+		Warm: func() (sparse.Learner, error) {
+			l, err := e.buildShard(s, nil, "1")
+			if o, ok := l.(*observed); ok {
+				o.warm = true
+			}
+			return l, err
+		},
 		// The first round averages SON shards whose ridge counts the
 		// whole stream's evidence, as sparseson merge does for --total K
 		// parts; the later rounds share a base and merge by evidence.
@@ -136,9 +147,15 @@ func (e *Engine) probeMerge() error {
 
 // buildShard builds (r nil) or loads a shard learner with its own loss,
 // seeded with the run's label range: the learners run on K goroutines at
-// once, and a squared loss's derivative reads its range.
-func (e *Engine) buildShard(s *shards, r *model.Reader) (sparse.Learner, error) {
-	l, err := learners.NewLoss(e.opts)
+// once, and a squared loss's derivative reads its range. total, if not
+// "", replaces the model's total (the warm-up learner's "1").
+func (e *Engine) buildShard(s *shards, r *model.Reader, total string) (sparse.Learner, error) {
+	opts := e.opts
+	if total != "" {
+		opts = maps.Clone(e.opts)
+		opts["total"] = total
+	}
+	l, err := learners.NewLoss(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +173,7 @@ func (e *Engine) buildShard(s *shards, r *model.Reader) (sparse.Learner, error) 
 			return nil, err
 		}
 	}
-	lr, err := learners.Build(e.opts, l, e.classes, e.oaa, r)
+	lr, err := learners.Build(opts, l, e.classes, e.oaa, r)
 	if err != nil {
 		return nil, err
 	}
@@ -222,12 +239,18 @@ type observed struct {
 	l      loss.Loss
 	s      *shards
 	lo, hi float64 // the labels seen, with the seed
+	// warm marks the warm-up learner, which runs alone: its range is the
+	// run's, which the shards it starts are seeded with.
+	warm bool
 }
 
 func (o *observed) Learn(ex *sparse.Example) float64 {
 	p := o.Learner.Learn(ex)
 	o.l.Observe(ex.Label)
 	o.lo, o.hi = math.Min(o.lo, ex.Label), math.Max(o.hi, ex.Label)
+	if o.warm {
+		o.s.lo, o.s.hi = o.lo, o.hi
+	}
 	return p
 }
 

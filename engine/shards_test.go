@@ -16,14 +16,14 @@ import (
 
 // shardRun trains options o with Shards 2 on the bundled splice set and
 // returns the model file's bytes.
-func shardRun(t *testing.T, o map[string]string, mixEvery int64, passes int) []byte {
+func shardRun(t *testing.T, o map[string]string, mixEvery, warmup int64, passes int) []byte {
 	t.Helper()
 	dir := t.TempDir()
 	c := Defaults()
 	c.Options, c.Quiet, c.Stderr = o, true, nil
 	c.Data = []string{filepath.Join("..", "testdata", "splice.train.vw.gz")}
 	c.Final = filepath.Join(dir, "m")
-	c.Shards, c.ShardMix, c.Passes = 2, mixEvery, passes
+	c.Shards, c.ShardMix, c.ShardWarmup, c.Passes = 2, mixEvery, warmup, passes
 	if passes > 1 {
 		c.CacheFile = filepath.Join(dir, "cache")
 	}
@@ -53,12 +53,15 @@ func TestShardsGOMAXPROCS(t *testing.T) {
 		name   string
 		set    map[string]string
 		every  int64
+		warmup int64
 		passes int
 	}{
-		{"squared", nil, 0, 1},
-		{"squared, mixing every 300", nil, 300, 1},
-		{"logistic, 2 passes", map[string]string{"loss": "logistic"}, 0, 2},
-		{"oaa 3", map[string]string{"oaa": "3"}, 500, 1},
+		{"squared", nil, 0, 0, 1},
+		{"squared, mixing every 300", nil, 300, 0, 1},
+		{"squared, a warm-up of 700, mixing every 300", nil, 300, 700, 1},
+		{"logistic, 2 passes", map[string]string{"loss": "logistic"}, 0, 0, 2},
+		{"logistic, 2 passes, a warm-up of 3000", map[string]string{"loss": "logistic"}, 0, 3000, 2},
+		{"oaa 3", map[string]string{"oaa": "3"}, 500, 0, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := learners.DefaultOptions(12)
@@ -68,7 +71,7 @@ func TestShardsGOMAXPROCS(t *testing.T) {
 			var want []byte
 			for _, procs := range []int{1, 2, 8} {
 				runtime.GOMAXPROCS(procs)
-				got := shardRun(t, o, tc.every, tc.passes)
+				got := shardRun(t, o, tc.every, tc.warmup, tc.passes)
 				if want == nil {
 					want = got
 				} else if !bytes.Equal(got, want) {

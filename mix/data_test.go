@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -195,6 +197,9 @@ func TestBinarySetsShards(t *testing.T) {
 				acc["K=1"] += run(t, f, 1, 0, exs, test).acc / 5
 				acc["K=2"] += run(t, f, 2, 0, exs, test).acc / 5
 				acc["K=2 every 64"] += run(t, f, 2, 64, exs, test).acc / 5
+				for _, w := range warmups() {
+					acc[fmt.Sprintf("K=2 warm-up %d", w)] += runConfig(t, f.warmed(2, 0, w), exs, test).acc / 5
+				}
 				if f.name != "gd" {
 					acc["K=2 by examples"] += runConfig(t, averageFirst(f.config(2, 0)), exs, test).acc / 5
 				}
@@ -211,4 +216,16 @@ func TestBinarySetsShards(t *testing.T) {
 			t.Log(line)
 		}
 	}
+}
+
+// warmups are the warm-up lengths the measurements compare
+// (SPARSESON_MIX_WARMUPS, comma-separated; none by default).
+func warmups() []int64 {
+	var ws []int64
+	for _, f := range strings.Split(os.Getenv("SPARSESON_MIX_WARMUPS"), ",") {
+		if n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64); err == nil {
+			ws = append(ws, n)
+		}
+	}
+	return ws
 }

@@ -13,11 +13,18 @@
 // merged by the learners' own merge rules (sparse.Merger; the rules are in
 // package sparse), with the previous merged state as the base, so that
 // what every shard inherited from it is counted once; then every shard
-// continues from the merged state. The merge and the copy run on the
-// caller's goroutine, between batches, so the saved model is byte-identical
-// whatever GOMAXPROCS is and however the caller cuts the stream into
-// batches. With K = 1 the Mixer is the plain learner: no merge, no copy,
-// the same predictions and model bytes.
+// continues from the merged state. The merge and the copy run between
+// batches — the merge on every core by fixed blocks of feature slots whose
+// sums are added in block order (sparse.ForBlocks) — so the saved model is
+// byte-identical whatever GOMAXPROCS is and however the caller cuts the
+// stream into batches. With K = 1 the Mixer is the plain learner: no
+// merge, no copy, the same predictions and model bytes.
+//
+// A warm-up (Config.Warmup) lets one learner of the whole stream take the
+// first examples alone; the shards then start from its state, which is
+// the base of the first mix. A stream no longer than the warm-up is that
+// learner's, exactly: K shards from the first example average models that
+// have each seen too little (docs/scaling.md, "The warm-up").
 //
 // Each shard is a full learner built as one of K shards (son.Config.Total
 // = K, the command's --total K): SON's data-derived ridge then counts the
@@ -25,9 +32,10 @@
 // whose A_t is a dense d×d matrix; gd's NASA steps, whose per-feature
 // state is a running mean) is refused by New with K > 1.
 //
-// What a mix costs: the merge is serial and visits every feature of every
-// shard (its union, then per feature the K parts), and the copy saves the
-// merge once and loads it into the K shards in parallel. On news20 ×10
+// What a mix costs: the merge visits every feature of every shard (its
+// union, then per feature the K parts; on every core since the blocks
+// above, the figures below are from the serial merge), and the copy saves
+// the merge once and loads it into the K shards in parallel. On news20 ×10
 // (113,140 examples, ~100k features seen) with K = 2, one mix took 35–50
 // ms (default learner), 100–290 ms (Oja-SON m = 10) and 140–240 ms (FD-SON
 // m = 10) to merge, and 7–17, 21–70 and 28–250 ms to copy (2.5, 9.5 and 17

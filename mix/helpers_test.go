@@ -66,6 +66,15 @@ func (f family) config(k int, every int64) mix.Config {
 	}
 }
 
+// warmed is config with a warm-up of the first warmup examples by one
+// learner of the whole stream (total 1).
+func (f family) warmed(k int, every, warmup int64) mix.Config {
+	c := f.config(k, every)
+	c.Warmup = warmup
+	c.Warm = func() (sparse.Learner, error) { return f.new(1, nil) }
+	return c
+}
+
 // stream is a synthetic sparse binary classification stream: a Zipf-like
 // vocabulary of d features, nnz features per example, labels from a
 // hidden linear model with 10% label noise.

@@ -33,9 +33,20 @@ type Config struct {
 	// called (the end of a pass).
 	Every int64
 	// Weighting chooses the merge's averaging rule for each mixing round
-	// (round 0 is the first, which merges without a base); nil means
-	// sparse.ByEvidence for every round.
+	// (round 0 is the first, which merges without a base; after a warm-up
+	// every round has one); nil means sparse.ByEvidence for every round.
 	Weighting func(round int) sparse.Weighting
+	// Warmup is the number of examples at the start of the stream that one
+	// learner, Warm's, learns alone before the K shards start from its
+	// state (which is then the base of the first mix). A stream no longer
+	// than Warmup is the one learner's: with K > 1 the shards only pay
+	// where each of them has examples enough to average well (see the
+	// package doc). 0: the shards start at once, from New's fresh state.
+	Warmup int64
+	// Warm builds the warm-up learner: New's learner, but told that it
+	// sees the whole stream (son.Config.Total = 1). Its Save must load
+	// through Load. Needed when Warmup > 0 and K > 1.
+	Warm func() (sparse.Learner, error)
 }
 
 // Stats is where a Mixer's time went, for profiling the shards' speed-up.
@@ -57,8 +68,10 @@ type Mixer struct {
 	// mixed is the last merged state, the base of the next round; nil
 	// before the first mix (and always with K = 1).
 	mixed   sparse.Learner
-	n       int64 // examples of the stream so far
-	pending int64 // examples since the last mix
+	warm    sparse.Learner // the warm-up learner while it runs, else nil
+	off     int64          // the examples the warm-up learned: shard of example i is (i − off) mod K
+	n       int64          // examples of the stream so far
+	pending int64          // examples since the last mix
 	buf     bytes.Buffer
 	stats   Stats
 	wg      sync.WaitGroup
@@ -78,6 +91,10 @@ func New(cfg Config) (*Mixer, error) {
 		return nil, errors.New("mix: Config.Load is nil: with K > 1 it copies the merged state into the shards")
 	case cfg.Every < 0:
 		return nil, fmt.Errorf("mix: Config.Every = %d: must be ≥ 0 (0: mix only when asked)", cfg.Every)
+	case cfg.Warmup < 0:
+		return nil, fmt.Errorf("mix: Config.Warmup = %d: must be ≥ 0", cfg.Warmup)
+	case cfg.K > 1 && cfg.Warmup > 0 && cfg.Warm == nil:
+		return nil, errors.New("mix: Config.Warm is nil: with Warmup > 0 it builds the warm-up learner")
 	}
 	m := &Mixer{cfg: cfg, shards: make([]sparse.Learner, cfg.K)}
 	for s := range m.shards {
@@ -94,6 +111,13 @@ func New(cfg Config) (*Mixer, error) {
 		if err := m.probe(); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.K > 1 && cfg.Warmup > 0 {
+		l, err := cfg.Warm()
+		if err != nil {
+			return nil, fmt.Errorf("mix: warm-up learner: %w", err)
+		}
+		m.warm = l
 	}
 	return m, nil
 }
@@ -148,6 +172,14 @@ func (m *Mixer) LearnBatch(exs []sparse.Example, out []float64) error {
 	if len(out) < len(exs) {
 		return fmt.Errorf("mix: LearnBatch: %d predictions for %d examples", len(out), len(exs))
 	}
+	for len(exs) > 0 && m.warm != nil {
+		n := int(min(int64(len(exs)), m.cfg.Warmup-m.n))
+		m.learnWarm(exs[:n], out[:n])
+		exs, out = exs[n:], out[n:]
+		if err := m.endWarmup(); err != nil {
+			return err
+		}
+	}
 	for len(exs) > 0 {
 		n := len(exs)
 		if e := m.cfg.Every; e > 0 && m.cfg.K > 1 {
@@ -168,7 +200,7 @@ func (m *Mixer) LearnBatch(exs []sparse.Example, out []float64) error {
 func (m *Mixer) learnSegment(exs []sparse.Example, out []float64) {
 	start := time.Now()
 	k := m.cfg.K
-	first := int(m.n % int64(k)) // the shard of exs[0]
+	first := int((m.n - m.off) % int64(k)) // the shard of exs[0]
 	if k == 1 || len(exs) == 1 {
 		for j := range exs {
 			out[j] = step(m.shards[(first+j)%k], &exs[j])
@@ -188,6 +220,41 @@ func (m *Mixer) learnSegment(exs []sparse.Example, out []float64) {
 	m.pending += int64(len(exs))
 	m.stats.Examples += int64(len(exs))
 	m.stats.Learn += time.Since(start)
+}
+
+// learnWarm runs exs, all within the warm-up, through the warm-up
+// learner.
+func (m *Mixer) learnWarm(exs []sparse.Example, out []float64) {
+	start := time.Now()
+	for j := range exs {
+		out[j] = step(m.warm, &exs[j])
+	}
+	m.n += int64(len(exs))
+	m.stats.Examples += int64(len(exs))
+	m.stats.Learn += time.Since(start)
+}
+
+// endWarmup starts the shards from the warm-up learner's state once the
+// warm-up's examples are learned: every shard, and the base of the first
+// mix, loads what it saved (so the base has the shards' configuration).
+func (m *Mixer) endWarmup() error {
+	if m.warm == nil || m.n < m.cfg.Warmup {
+		return nil
+	}
+	start := time.Now()
+	if err := m.copyInto(m.warm); err != nil {
+		return err
+	}
+	_, r, err := model.Parse(m.buf.Bytes())
+	if err == nil {
+		m.mixed, err = m.cfg.Load(r)
+	}
+	if err != nil {
+		return fmt.Errorf("mix: load the warm-up state as the base: %w", err)
+	}
+	m.stats.Copy += time.Since(start)
+	m.warm, m.off, m.pending = nil, m.n, 0
+	return nil
 }
 
 // runShard runs shard s's examples of exs, whose first belongs to shard
@@ -211,8 +278,17 @@ func step(l sparse.Learner, ex *sparse.Example) float64 {
 // caller's goroutine. A mixing point's error, which Learn cannot return,
 // is kept and returned by the next Mix or Save.
 func (m *Mixer) Learn(ex *sparse.Example) float64 {
+	if m.warm != nil {
+		p := step(m.warm, ex)
+		m.n++
+		m.stats.Examples++
+		if err := m.endWarmup(); err != nil && m.failed == nil {
+			m.failed = err
+		}
+		return p
+	}
 	k := int64(m.cfg.K)
-	p := step(m.shards[m.n%k], ex)
+	p := step(m.shards[(m.n-m.off)%k], ex)
 	m.n++
 	m.pending++
 	m.stats.Examples++
@@ -232,7 +308,7 @@ func (m *Mixer) Mix() error {
 	if m.failed != nil {
 		return m.failed
 	}
-	if m.cfg.K == 1 || m.pending == 0 {
+	if m.cfg.K == 1 || m.pending == 0 || m.warm != nil {
 		return nil
 	}
 	start := time.Now()
@@ -245,6 +321,9 @@ func (m *Mixer) Mix() error {
 		return fmt.Errorf("mix: a %T cannot be merged", t)
 	}
 	round := m.stats.Mixes
+	if m.mixed != nil && round == 0 {
+		round = 1 // after a warm-up: the first mix has a base
+	}
 	args := &sparse.MergeArgs{Parts: append([]sparse.Learner(nil), m.shards...), Base: m.mixed, Weighting: m.weighting(round)}
 	if err := mg.Merge(args); err != nil {
 		return fmt.Errorf("mix: round %d after %d examples: %w", round+1, m.n, err)
@@ -294,10 +373,14 @@ func (m *Mixer) copyInto(t sparse.Learner) error {
 
 // Learner is the model the run has trained: the merged state of the last
 // mix (call Mix first to include the examples since), or the one learner
-// with K = 1. Before the first mix with K > 1 it is nil.
+// with K = 1, or the warm-up learner while it runs. Before the first mix
+// with K > 1 and no warm-up it is nil.
 func (m *Mixer) Learner() sparse.Learner {
 	if m.cfg.K == 1 {
 		return m.shards[0]
+	}
+	if m.warm != nil {
+		return m.warm
 	}
 	return m.mixed
 }

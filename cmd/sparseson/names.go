@@ -36,6 +36,7 @@ var settingFlags = map[string]string{
 	"Initial":        "-i",
 	"total":          "--total",
 	"ShardMix":       "--shard_mix",
+	"ShardWarmup":    "--shard_warmup",
 	"NumChildren":    "--num_children",
 	"MaxLine":        "--daemon_max_line",
 	"IdleTimeout":    "--daemon_idle_timeout",

@@ -23,7 +23,7 @@ func engineConfig(c *config, stdin io.Reader, stdout, stderr io.Writer) engine.C
 		Passes:       c.passes, Cache: c.cache, CacheFile: c.cacheFile, KillCache: c.killCache,
 		HoldoutOff: c.holdoutOff, HoldoutPeriod: c.holdoutPeriod, HoldoutAfter: c.vw.holdoutAfter,
 		EarlyTerminate: c.earlyTerminate, Decay: c.vw.decay,
-		Shards: c.cluster.shards, ShardMix: c.cluster.shardMix,
+		Shards: c.cluster.shards, ShardMix: c.cluster.shardMix, ShardWarmup: c.cluster.warmup,
 		MinPrediction: c.vw.minPred, MaxPrediction: c.vw.maxPred, MaxMemory: c.maxMemory,
 		Final: c.final, Predictions: c.predictions, Raw: c.vw.raw, Readable: c.readable,
 		InvertHash: c.vw.invertHash, Audit: c.vw.audit,

@@ -27,14 +27,15 @@ var shardLearners = []struct {
 // TestShardsDeterminism: with --shards 2 the model and the predictions
 // are byte-identical at GOMAXPROCS 1, 2 and 8, whatever the parser's
 // chunks (so the batches the shards receive), mixing at pass ends only or
-// every 97 examples, in one pass or three over a cache.
+// every 97 examples, in one pass or three over a cache, with no warm-up or
+// one that ends inside a batch (150 examples).
 func TestShardsDeterminism(t *testing.T) {
 	dir, binFile, mcFile := determinismFiles(t, 600)
 	for _, l := range shardLearners {
-		for _, extra := range [][]string{nil, {"--shard_mix", "97"}, {"--passes", "3", "-k", "--cache_file", filepath.Join(dir, l.name+".cache")}} {
-			name := l.name
-			if extra != nil {
-				name += " " + extra[0]
+		for _, extra := range [][]string{{"--shard_warmup", "0"}, {"--shard_mix", "97", "--shard_warmup", "0"}, {"--shard_warmup", "150", "--shard_mix", "97"}, {"--passes", "3", "-k", "--cache_file", filepath.Join(dir, l.name+".cache"), "--shard_warmup", "0"}, {"--passes", "3", "-k", "--cache_file", filepath.Join(dir, l.name+".wcache"), "--shard_warmup", "700"}} {
+			name := l.name + " " + strings.Join(extra[:2], " ")
+			if extra[0] == "--passes" {
+				name = l.name + " 3 passes, warm-up " + extra[len(extra)-1]
 			}
 			t.Run(name, func(t *testing.T) {
 				data := binFile
@@ -66,7 +67,9 @@ func TestShardsDeterminism(t *testing.T) {
 }
 
 // TestShardsOneIsOneStream: --shards 1 writes the model and predictions
-// of a run without the flag, and --shards 2 does not (it is no no-op).
+// of a run without the flag, and --shards 2 does not (it is no no-op)
+// unless the data is no longer than the warm-up: then its predictions
+// are one stream's, and so are the model's (its options record total 2).
 func TestShardsOneIsOneStream(t *testing.T) {
 	dir := t.TempDir()
 	binary, classes := determinismData(300)
@@ -78,20 +81,31 @@ func TestShardsOneIsOneStream(t *testing.T) {
 			data = mcFile
 		}
 		got := map[string]string{}
-		for _, shards := range []string{"", "1", "2"} {
-			pred, m := filepath.Join(dir, "p"+shards), filepath.Join(dir, "m"+shards)
+		preds := map[string]string{}
+		for _, shards := range []string{"", "1", "2", "2 warm"} {
+			pred, m := filepath.Join(dir, "p"), filepath.Join(dir, "m")
 			args := append([]string{"--quiet", "-b", "10", "-p", pred, "-f", m}, l.flags...)
-			if shards != "" {
+			switch shards {
+			case "2":
+				args = append(args, "--shards", "2", "--shard_warmup", "0")
+			case "2 warm":
+				args = append(args, "--shards", "2", "--shard_warmup", "300")
+			case "1":
 				args = append(args, "--shards", shards)
 			}
 			mustRun(t, nil, append(args, data)...)
+			mustRun(t, nil, "--quiet", "-t", "-i", m, "-p", pred+"t", data)
 			got[shards] = read(t, pred) + read(t, m)
+			preds[shards] = read(t, pred) + read(t, pred+"t")
 		}
 		if got["1"] != got[""] {
 			t.Errorf("%s: --shards 1 differs from one stream", l.name)
 		}
 		if got["2"] == got[""] {
 			t.Errorf("%s: --shards 2 wrote one stream's model", l.name)
+		}
+		if preds["2 warm"] != preds[""] {
+			t.Errorf("%s: --shards 2 on data no longer than its warm-up predicts differently from one stream", l.name)
 		}
 	}
 }
@@ -109,7 +123,7 @@ func TestShardsModelLoads(t *testing.T) {
 		errs := map[string]float64{}
 		for _, shards := range []string{"1", "2"} {
 			m, pred := filepath.Join(dir, l.name+shards), filepath.Join(dir, l.name+shards+".p")
-			mustRun(t, nil, append(append([]string{"--quiet", "--shards", shards, "-f", m}, l.flags...), train)...)
+			mustRun(t, nil, append(append([]string{"--quiet", "--shards", shards, "--shard_warmup", "0", "-f", m}, l.flags...), train)...)
 			_, opts, err := learners.Load(m)
 			if err != nil {
 				t.Fatalf("%s --shards %s: %v", l.name, shards, err)
