@@ -45,12 +45,8 @@ func (g *GD) Merge(a *sparse.MergeArgs) error {
 	}
 	counts := g.mergeCounters(parts, base)
 	u := unionRows(g.tab, tabs)
-	byEvidence := a.Weighting == sparse.ByEvidence && g.cfg.Adaptive
-	sparse.ForBlocks(len(u.Keys), sparse.MergeBlock, func(_, lo, hi int) {
-		fm := newFeatureMerge(len(parts), counts, byEvidence)
-		for j := lo; j < hi; j++ {
-			g.mergeFeature(fm, u, j, u.Keys[j], parts, base)
-		}
+	mergeFeatures(u, len(parts), counts, a.Weighting == sparse.ByEvidence && g.cfg.Adaptive, func(fm *featureMerge, j int) {
+		g.mergeFeature(fm, u, j, u.Keys[j], parts, base)
 	})
 	if !linalg.AllFinite(g.tab.Rows) {
 		return errors.New("merge: the merged model is not finite")
@@ -132,6 +128,18 @@ func unionRows(tab *sparse.Table, tabs []*sparse.Table) *sparse.Union {
 	return u
 }
 
+// mergeFeatures calls feature for every feature j of u, on every core by
+// blocks of sparse.MergeBlock features, each block with its own scratch
+// (a featureMerge of k parts): every feature writes only its own row.
+func mergeFeatures(u *sparse.Union, k int, counts []float64, byEvidence bool, feature func(fm *featureMerge, j int)) {
+	sparse.ForBlocks(len(u.Keys), sparse.MergeBlock, func(_, lo, hi int) {
+		fm := newFeatureMerge(k, counts, byEvidence)
+		for j := lo; j < hi; j++ {
+			feature(fm, j)
+		}
+	})
+}
+
 // featureMerge combines one weight of the parts: by Consensus where the
 // evidence rule applies and there is evidence, else by Weigh over the
 // parts' example counts. raw, kept and ev are set per weight by the
@@ -174,12 +182,8 @@ func (m *Softmax) Merge(a *sparse.MergeArgs) error {
 	}
 	counts := m.mergeCounters(parts, base)
 	u := unionRows(m.tab, tabs)
-	byEvidence := a.Weighting == sparse.ByEvidence && m.cfg.Adaptive
-	sparse.ForBlocks(len(u.Keys), sparse.MergeBlock, func(_, lo, hi int) {
-		fm := newFeatureMerge(len(parts), counts, byEvidence)
-		for j := lo; j < hi; j++ {
-			m.mergeFeature(fm, u, j, u.Keys[j], parts, base)
-		}
+	mergeFeatures(u, len(parts), counts, a.Weighting == sparse.ByEvidence && m.cfg.Adaptive, func(fm *featureMerge, j int) {
+		m.mergeFeature(fm, u, j, u.Keys[j], parts, base)
 	})
 	if !linalg.AllFinite(m.tab.Rows) {
 		return errors.New("merge: the merged model is not finite")
