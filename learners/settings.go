@@ -273,6 +273,10 @@ func adaOptions(s *Settings) model.Options {
 	if name != ADAFull {
 		o["m"] = strconv.Itoa(tau)
 	}
+	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Single && s.FDGate != 0 {
+		// Absent = exact FD (the models before the gate, and --fd_gate 0).
+		o["fd_gate"] = FormatFloat(s.FDGate)
+	}
 	if s.ADAScale != "paper" {
 		// A paper-form model is written as before the option existed
 		// (byte for byte); its absence means paper.

@@ -1,0 +1,99 @@
+package ada
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/sparseson/sparseson/fd"
+)
+
+// # The gated sketch of the per-step learners (Config.Gate = ε > 0)
+//
+// ADA-FD, FTSL and S-ADA keep their sketch in package fd's factored form,
+// so they pay exact FD's appends and compactions whenever a shrink's result
+// cannot be absorbed into Z's rows (on news20 at τ = 20: an append on 14 %
+// of the examples, 55 row refreshes per example). Package fd's gate
+// (fd/gate.go) drops, instead of appending, the kept direction leaning most
+// on ĝ among those whose shrunk eigenvalue E′ is below a limit; its own
+// limit, ε·α, is what the direction is worth to SON's αI + SᵀS. These
+// learners have no α (their sketch's α is a placeholder, 1), so the limit
+// is what the direction is worth to their preconditioner (docs/algorithms.md §7):
+//
+//   - δ form, H = δI + (SᵀS)^{1/2} (Wan & Zhang (TPAMI 2022), Alg. 1/2): a
+//     direction with eigenvalue E′ moves H⁻¹ along it from 1/δ to
+//     1/(δ + √E′), a relative change √E′/(δ + √E′) < √E′/δ; the gate drops
+//     it when √E′ < ε·δ, i.e. E′ < (εδ)² — SON's rule E′/(α + E′) < ε with
+//     the δ form's own scale;
+//   - escaped form, G̃ = rI + SᵀS, r = ρ_{1:t} + Config.Epsilon (Yang et
+//     al. (ICML 2025), Alg. 2): the direction moves G̃^{−1/2} from r^{−1/2}
+//     to (r + E′)^{−1/2}, a relative change below E′/(2r); the gate drops
+//     it when E′ < ε·r (nothing while r = 0, the pseudo-inverse phase).
+//
+// In the escaped form a dropped E′ is counted into the escaped mass: r =
+// ρ_{1:t} + ΣE′_drops + ε. FD's own shrinkage keeps G̃_t = ρ_{1:t}I + S_tᵀS_t
+// ⪰ G_tᵀG_t (the Gram matrix of the gradients), the property Yang et al.'s
+// regret analysis rests on; a drop removes E′·v vᵀ from SᵀS (fd/gate.go),
+// so GᵀG − SᵀS ⪯ (ρ_{1:t} + ‖Σ drops‖₂)·I ⪯ (ρ_{1:t} + ΣE′)·I and the
+// property holds with the drops counted (TestGatedEscapedDominates checks
+// it step by step). The δ form has no such term: its analysis (Wan &
+// Zhang, Theorem 1) charges the sketch's missing mass to δ's regret term
+// as it does FD's shrinkage, and a drop is bounded the same way.
+//
+// The gate acts where package fd's does: the per-step sketch only (the
+// doubled buffer of ADA-FFD, FTFSL and Fast S-ADA has no absorb to refuse),
+// once the features seen reach fd.GateRows times the row cap 2τ (the small
+// sets never get there and keep exact FD's models), with Z's rows capped at
+// τ + 4 while it acts.
+
+// validGate checks Config.Gate against the rest of c.
+func (c Config) validGate() error {
+	if !(c.Gate >= 0) || math.IsInf(c.Gate, 0) {
+		return fmt.Errorf("the gate's ε (Config.Gate) must be finite and ≥ 0, got %v", c.Gate)
+	}
+	if c.Gate > 0 && c.Buffer == Doubled {
+		return errors.New("the gate (Config.Gate) applies to the per-step sketch, not the doubled buffer (Config.Buffer)")
+	}
+	return nil
+}
+
+// gatedSketchConfig is sketchConfig with c's gate.
+func (c Config) gatedSketchConfig() fd.Config {
+	sc := c.sketchConfig()
+	sc.Gate, sc.GateFrom = c.Gate, c.GateFrom
+	return sc
+}
+
+// dropMass is ΣE′ of the directions the gate dropped (GateSums' Σ E′/α
+// with the sketch's α = 1).
+func (a *Learner) dropMass() float64 {
+	if a.cfg.Gate == 0 {
+		return 0
+	}
+	_, m := a.sk.GateSums()
+	return m
+}
+
+// escapedMass is r of the escaped form: ρ_{1:t}, the gate's dropped mass
+// and Config.Epsilon.
+func (a *Learner) escapedMass() float64 {
+	return a.sk.SumRho() + a.dropMass()/float64(a.cfg.Tau) + a.cfg.Epsilon
+}
+
+// gateLimit is the bound on E′ below which the gate drops a direction (see
+// the comment above).
+func (a *Learner) gateLimit() float64 {
+	if a.cfg.Precond == Delta {
+		e := a.cfg.Gate * a.cfg.Delta
+		return e * e
+	}
+	return a.cfg.Gate * a.escapedMass()
+}
+
+// validate is Validate with the gate's checks.
+func (c Config) validate() error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	return c.validGate()
+}
