@@ -273,8 +273,9 @@ func adaOptions(s *Settings) model.Options {
 	if name != ADAFull {
 		o["m"] = strconv.Itoa(tau)
 	}
-	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Single && s.FDGate != 0 {
-		// Absent = exact FD (the models before the gate, and --fd_gate 0).
+	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Single && s.FDGate != 0 || s.Resume && s.given("fd_gate") {
+		// Absent = exact FD (the models before the gate, and --fd_gate 0);
+		// a run that resumes a model states it to be checked.
 		o["fd_gate"] = FormatFloat(s.FDGate)
 	}
 	if s.ADAScale != "paper" {
