@@ -212,6 +212,7 @@ func (a *Learner) Report(w io.Writer) {
 	a.sp.Report(w)
 	c, _ := a.coefficients()
 	fmt.Fprintf(w, "%s: ρ_{1:t} = %.6g, outside the sketch P = %.6g·I, steps refused = %d\n", a.cfg.Name(), a.sk.SumRho(), c, a.sp.Refused())
+	a.reportGate(w)
 }
 
 // Name is the learner's paper name, with its update where it is a choice

@@ -3,6 +3,7 @@ package ada
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/sparseson/sparseson/fd"
@@ -120,4 +121,18 @@ func (c Config) validate() error {
 		return err
 	}
 	return c.validGate()
+}
+
+// reportGate adds the gate's line to Report: the dropped mass and, in the
+// escaped form, the r it gives.
+func (a *Learner) reportGate(w io.Writer) {
+	if a.cfg.Gate == 0 {
+		return
+	}
+	m := a.dropMass()
+	if a.cfg.Precond == Delta {
+		fmt.Fprintf(w, "gate: %d directions dropped below E′ < (εδ)² = %.6g, ΣE′ = %.6g\n", a.sk.Counts().Drops, a.gateLimit(), m)
+		return
+	}
+	fmt.Fprintf(w, "gate: %d directions dropped below E′ < ε·r, ΣE′ = %.6g, r = ρ_{1:t} + ΣE′/τ + ε = %.6g\n", a.sk.Counts().Drops, m, a.escapedMass())
 }

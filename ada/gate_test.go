@@ -189,6 +189,11 @@ func TestGatedSaveLoad(t *testing.T) {
 			if a.Sketch().Counts().Drops == 0 {
 				t.Fatal("no drops before the cut: the case checks nothing")
 			}
+			var rep bytes.Buffer
+			a.Report(&rep)
+			if want := fmt.Sprintf("gate: %d directions dropped", a.Sketch().Counts().Drops); !bytes.Contains(rep.Bytes(), []byte(want)) {
+				t.Errorf("report %q lacks %q", rep.String(), want)
+			}
 			var buf bytes.Buffer
 			if err := model.Encode(&buf, model.Options{}, a.Save); err != nil {
 				t.Fatal(err)
