@@ -33,10 +33,10 @@ type Learner struct {
 
 // New returns an untrained learner.
 func New(cfg Config, l loss.Loss) (*Learner, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	sk, err := fd.New(cfg.sketchConfig())
+	sk, err := fd.New(cfg.gatedSketchConfig())
 	if err != nil {
 		return nil, err
 	}
@@ -49,10 +49,10 @@ func New(cfg Config, l loss.Loss) (*Learner, error) {
 
 // Load restores a learner saved by Save; cfg must be the saved model's.
 func Load(r *model.Reader, cfg Config, l loss.Loss) (*Learner, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	sk, err := fd.New(cfg.sketchConfig())
+	sk, err := fd.New(cfg.gatedSketchConfig())
 	if err != nil {
 		return nil, err
 	}
@@ -74,8 +74,12 @@ func newLearner(cfg Config, l loss.Loss, sk *fd.Sketch, sp *son.Split) (*Learner
 	if cfg.Buffer == Doubled {
 		lb = 2 * cfg.Tau
 	}
-	return &Learner{cfg: cfg, loss: l, sk: sk, sp: sp,
-		w: make([]float64, lb), v: make([]float64, sk.MaxRows())}, nil
+	a := &Learner{cfg: cfg, loss: l, sk: sk, sp: sp,
+		w: make([]float64, lb), v: make([]float64, sk.MaxRows())}
+	if cfg.Gate > 0 {
+		sk.SetGateLimit(a.gateLimit)
+	}
+	return a, nil
 }
 
 // Config returns the learner's configuration.
@@ -98,7 +102,7 @@ func (a *Learner) Rho() float64 { return a.sk.SumRho() }
 func (a *Learner) coefficients() (c float64, w []float64) {
 	lam := a.sk.Spectrum()
 	w = a.w[:len(lam)]
-	switch r := a.sk.SumRho() + a.cfg.Epsilon; {
+	switch r := a.escapedMass(); {
 	case a.cfg.Precond == Delta:
 		d := a.cfg.Delta
 		c = 1 / d
@@ -208,6 +212,7 @@ func (a *Learner) Report(w io.Writer) {
 	a.sp.Report(w)
 	c, _ := a.coefficients()
 	fmt.Fprintf(w, "%s: ρ_{1:t} = %.6g, outside the sketch P = %.6g·I, steps refused = %d\n", a.cfg.Name(), a.sk.SumRho(), c, a.sp.Refused())
+	a.reportGate(w)
 }
 
 // Name is the learner's paper name, with its update where it is a choice

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/sparseson/sparseson/fd"
 	"github.com/sparseson/sparseson/internal/dense"
 	"github.com/sparseson/sparseson/loss"
 )
@@ -52,5 +53,40 @@ func BenchmarkPredict(b *testing.B) {
 			}
 			_ = sink
 		})
+	}
+}
+
+// BenchmarkLearnGated is BenchmarkLearn for the gated per-step learners
+// (Config.Gate = fd.DefaultGate, acting from fd's default GateFrom) at
+// τ = 20.
+func BenchmarkLearnGated(b *testing.B) {
+	data := dense.News(18)
+	for _, v := range perStep() {
+		c := oracleCase{v: v, tau: 20, eta: 0.25}
+		b.Run(v.String(), func(b *testing.B) {
+			cfg := c.config()
+			cfg.Bits, cfg.Gate = 18, fd.DefaultGate
+			a, err := New(cfg, loss.Logistic{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			dense.Steady(b, a, data)
+		})
+	}
+}
+
+// BenchmarkPrescale times the pre-scaling of a learned example (the
+// scales' lookup and update, Prescaled's cost on top of the learner) on
+// the same stream, one op per example; 0 allocs/op.
+func BenchmarkPrescale(b *testing.B) {
+	data := dense.News(18)
+	p := newPrescaler(18)
+	for i := range data {
+		p.scaled(&data[i], true)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p.scaled(&data[i%len(data)], true)
 	}
 }

@@ -54,6 +54,11 @@ type Config struct {
 	// Epsilon ≥ 0 is added to ρ_{1:t} in the escaped form (ρ + ε)I; with
 	// ρ + ε = 0 the pseudo-inverse is taken.
 	Epsilon float64
+	// Gate is ε of the gated sketch (gate.go; per-step learners only): 0
+	// is exact FD. GateFrom is the number of features seen from which it
+	// acts (fd.Config.GateFrom: 0 the default, negative from the start).
+	Gate     float64
+	GateFrom int
 }
 
 // Named is one of the papers' learners: a name (its flag) and its choices.

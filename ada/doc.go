@@ -51,8 +51,18 @@
 // features seen; the sketch's compactions are deferred by the core.
 //
 // The per-step learners (ADA-FD, FTSL, S-ADA) cost FD-SON's per-example
-// work plus O(pq): 0.6–1.0× FD-SON's CPU time on news20 (BENCHMARKS.md). The
-// doubled buffer (ADA-FFD, FTFSL, Fast S-ADA) has no O(τ² + τs) form on
+// work at m = τ plus O(pq), and the pre-scaling's lookup (Prescaled). On
+// sparse text exact FD's appends and the compactions they bring dominate
+// (news20 at τ = 20: an append on 14 % of the examples, 55 stale rows
+// refreshed per example). The gated sketch (Config.Gate, gate.go), which
+// the CLI turns on for FTSL and S-ADA (--fd_gate), drops the weak
+// direction instead and brings them to FD-SON's (m = 10) instruction
+// count on news20 (0.91× and 0.98×, from 3.9× and 3.7× exact). ADA-FD's
+// directions are rarely weak enough to drop under the δ form's limit, so
+// the CLI keeps it exact unless asked; it costs 3× FD-SON there: the
+// τ = 20 sketch's own shrink (O(pτ²), 43 % of its CPU profile) and the row
+// refreshes. The doubled buffer (ADA-FFD, FTFSL, Fast S-ADA) has no
+// O(τ² + τs) form on
 // sparse data: every gradient outside the sketch's span is a new row of
 // Z, so Z fills every few examples and is compacted — deferred by the
 // core, O(τ) per feature seen when it recurs, O(τ·d_seen) amortized — and

@@ -62,6 +62,7 @@ type Prescaled struct {
 type prescaler struct {
 	tab  *sparse.Table // per feature seen in training: Σx_j², occurrences
 	rows []int         // the example's rows in tab (−1: not seen)
+	offs []int         // the example's offsets in tab.Rows (learnOffsets)
 	ex   sparse.Example
 }
 
@@ -123,6 +124,10 @@ func (s *prescaler) scaled(ex *sparse.Example, learn bool) *sparse.Example {
 	t := s.tab
 	s.rows = s.rows[:0]
 	learn = learn && ex.Weight > 0
+	if learn && scalable(ex.Val) {
+		s.learnOffsets(ex, out.Val)
+		return out
+	}
 	for i, slot := range ex.Idx {
 		v := ex.Val[i]
 		var r int
@@ -147,6 +152,43 @@ func (s *prescaler) scaled(ex *sparse.Example, learn bool) *sparse.Example {
 		out.Val[i] = v
 	}
 	return out
+}
+
+// scalable reports whether every value gives a scale (a square in
+// (0, MaxFloat64]): then every feature gets a row, and learnOffsets can
+// look the rows up in one batch.
+func scalable(val []float64) bool {
+	for _, v := range val {
+		if q := v * v; !(q > 0 && q <= math.MaxFloat64) {
+			return false
+		}
+	}
+	return true
+}
+
+// learnOffsets is scaled's learning loop when every value gives a scale:
+// the same sums and quotients, with the rows found by one Table.Offsets
+// (its index chosen once per example, not by a Row call per feature — a
+// fifth of the pre-scaling's time on news20). Sums first, then scales, so
+// that a slot repeated in the example is scaled as in the general loop.
+func (s *prescaler) learnOffsets(ex *sparse.Example, dst []float64) {
+	s.offs = s.tab.Offsets(s.offs[:0], ex.Idx)
+	rows := s.tab.Rows
+	for i, o := range s.offs {
+		v := ex.Val[i]
+		row := rows[o : o+2 : o+2]
+		if sq := row[0] + v*v; sq <= math.MaxFloat64 {
+			row[0], row[1] = sq, row[1]+1
+		}
+	}
+	for i, o := range s.offs {
+		row := rows[o : o+2 : o+2]
+		v := 0.0
+		if row[1] > 0 {
+			v = ex.Val[i] / math.Sqrt(row[0]/row[1])
+		}
+		dst[i] = v
+	}
 }
 
 // scale is s_j of row r (0 with no value yet).

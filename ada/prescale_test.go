@@ -158,3 +158,52 @@ func TestPrescaledSaveLoad(t *testing.T) {
 		t.Fatal("a negative feature scale loaded")
 	}
 }
+
+// TestPrescalerPaths: the batch lookup (learnOffsets, every value gives a
+// scale) and the per-feature loop (some value does not) give bit for bit
+// the quotients written out independently — x_j over the root mean square
+// of j's nonzero values so far, a slot repeated in an example counted
+// twice before either is scaled — and create rows only for values that
+// give a scale.
+func TestPrescalerPaths(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		data [][2][]float64 // slots (as float64), values
+	}{
+		{"distinct", [][2][]float64{{{1, 2, 3}, {2, -4, 0.5}}, {{2, 3, 4}, {1, 1, 8}}}},
+		{"repeated slot", [][2][]float64{{{1, 1, 2}, {3, 4, 1}}, {{1, 2}, {-2, 5}}}},
+		{"zero value", [][2][]float64{{{1, 2}, {0, 3}}, {{1, 2}, {2, 0}}, {{1, 2}, {1, 1}}}},
+		{"tiny value", [][2][]float64{{{5, 6}, {1e-170, 2}}, {{5, 6}, {3, 2}}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := newPrescaler(8)
+			sq, n := map[uint32]float64{}, map[uint32]float64{}
+			for k, e := range c.data {
+				ex := sparse.Example{Weight: 1}
+				for i, s := range e[0] {
+					ex.Idx = append(ex.Idx, uint32(s))
+					ex.Val = append(ex.Val, e[1][i])
+				}
+				for i, j := range ex.Idx {
+					if q := ex.Val[i] * ex.Val[i]; q > 0 {
+						sq[j] += q
+						n[j]++
+					}
+				}
+				got := p.scaled(&ex, true)
+				for i, j := range ex.Idx {
+					want := 0.0
+					if n[j] > 0 {
+						want = ex.Val[i] / math.Sqrt(sq[j]/n[j])
+					}
+					if got.Val[i] != want {
+						t.Fatalf("example %d, slot %d: %v, want %v", k, j, got.Val[i], want)
+					}
+				}
+			}
+			if p.tab.Len() != len(n) {
+				t.Errorf("%d rows, want %d (the slots with a nonzero value)", p.tab.Len(), len(n))
+			}
+		})
+	}
+}

@@ -298,6 +298,7 @@ type Sketch struct {
 	leanOff             bool    // tests: the general absorb candidate always
 	pcap                int     // rows of Z before a shrink compacts (gatedRowCap)
 	gateLog             func(tries int)
+	gateLimit           func() float64 // SetGateLimit's bound on E′ (nil: ε·α)
 
 	// scratch
 	g, u, lam, work  []float64

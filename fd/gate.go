@@ -87,6 +87,9 @@ func (s *Sketch) gateDrop(keep int) (int, bool) {
 		alpha += rho / 2 / s.wcur
 	}
 	lim := s.cfg.Gate * alpha
+	if s.gateLimit != nil {
+		lim = s.gateLimit()
+	}
 	bi, best := -1, 0.0
 	for i := 0; i < keep; i++ {
 		// f_i² = U_{q,i}²/λ_i; a direction with a negligible share of ĝ
@@ -111,3 +114,11 @@ func (s *Sketch) gateDrop(keep int) (int, bool) {
 // GateSums returns Σ m·ρ_t/α_t over the shrinks with α_t > 0 and
 // Σ E′/α_t over the dropped directions (see the comment above).
 func (s *Sketch) GateSums() (rhoA, dropA float64) { return s.sumRhoA, s.sumDropA }
+
+// SetGateLimit makes the gate drop directions with E′ < limit() instead of
+// E′ < ε·α, for a host whose preconditioner is not SON's αI + SᵀS (package
+// ada's FD-adaptive learners, whose sketch's α is a placeholder; there
+// Σ E′/α of GateSums is Σ E′ with α = 1). limit is called once per try, so
+// it may follow the host's state; nil restores ε·α. It is not saved: the
+// host sets it again when it loads a sketch.
+func (s *Sketch) SetGateLimit(limit func() float64) { s.gateLimit = limit }

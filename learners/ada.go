@@ -148,6 +148,8 @@ func adaConfig(o model.Options) (ada.Config, error) {
 		return cfg, fmt.Errorf("model option update=%q does not fit %s", o["update"], n.Paper)
 	}
 	cfg.Precond, cfg.Buffer, cfg.Tau = n.Precond, n.Buffer, p.int(o, "m")
+	// Models without fd_gate are exact FD (as every model before it).
+	cfg.Gate = optFloat(o, "fd_gate", 0, &p)
 	if n.Precond == ada.Delta {
 		cfg.Delta = p.float(o, "delta")
 	} else {
@@ -229,4 +231,12 @@ func shampooConfig(o model.Options) (ada.ShampooConfig, error) {
 		return cfg, p.err
 	}
 	return cfg, cfg.Validate()
+}
+
+// adaGated reports whether the settings choose an FD-adaptive learner with
+// the per-step sketch, the ones --fd_gate applies to (ada.Config.Gate).
+func adaGated(s *Settings) bool {
+	name, _ := ADASelected(s)
+	n, ok := ada.Lookup(name)
+	return ok && n.Buffer == ada.Single
 }

@@ -273,6 +273,14 @@ func adaOptions(s *Settings) model.Options {
 	if name != ADAFull {
 		o["m"] = strconv.Itoa(tau)
 	}
+	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Single && s.FDGate != 0 && (n.Precond == ada.Escaped || s.given("fd_gate")) || s.Resume && s.given("fd_gate") {
+		// Absent = exact FD (the models before the gate, and --fd_gate 0);
+		// a run that resumes a model states it to be checked. ADA-FD gates
+		// only when asked: on news20 its directions seldom fall below the
+		// δ form's limit, and the gated row cap cost more than the drops
+		// saved (ada/gate.go).
+		o["fd_gate"] = FormatFloat(s.FDGate)
+	}
 	if s.ADAScale != "paper" {
 		// A paper-form model is written as before the option existed
 		// (byte for byte); its absence means paper.

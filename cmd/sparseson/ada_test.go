@@ -38,6 +38,9 @@ func TestADAFlags(t *testing.T) {
 		{[]string{"--epsilon", "1"}, "--epsilon applies"},
 		{[]string{"--ada_fd", "--nasa"}, "does not apply to --ada_fd"},
 		{[]string{"--ada_fd", "--power_t", "1"}, "--power_t does not apply"},
+		{[]string{"--ada_ffd", "--fd_gate", "0.3"}, "--fd_gate applies to --fd, --rfd and the per-step"},
+		{[]string{"--sada_fast", "--fd_gate", "0"}, "--fd_gate applies to"},
+		{[]string{"--ftsl", "--fd_gate", "-1"}, "--fd_gate -1: must be ≥ 0"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			_, stderr, code := sparseson(t, nil, append(append([]string{"--quiet"}, c.args...), train)...)
@@ -161,6 +164,46 @@ func TestADAScaleModels(t *testing.T) {
 			mustRun(t, nil, "--quiet", "-i", paper, "-f", paper, train)
 			if strings.Contains(read(t, paper), "ada_scale") || !strings.Contains(read(t, auto), "ada_scale=auto") {
 				t.Fatal("resuming changed the form")
+			}
+		})
+	}
+}
+
+// TestADAGateModels: the gate's ε is saved with an FTSL or S-ADA model
+// (--fd_gate, default on) and with an ADA-FD model when --fd_gate is
+// given, and not with --fd_gate 0, ADA-FD's default or a doubled-buffer
+// model, which are written as before the gate; a resumed run may restate
+// the model's ε but not change it.
+func TestADAGateModels(t *testing.T) {
+	dir := t.TempDir()
+	train := filepath.Join("..", "..", "testdata", "splice.train.vw.gz")
+	for _, c := range []struct {
+		args   []string
+		stored bool
+		refuse []string // resumed with these, each refused
+		accept []string
+	}{
+		{[]string{"--ada_fd", "--fd_gate", "0.3"}, true, []string{"0", "1"}, []string{"0.3"}},
+		{[]string{"--ada_fd"}, false, []string{"0.3"}, []string{"0"}},
+		{[]string{"--sada"}, true, []string{"0"}, []string{"0.3"}},
+		{[]string{"--ftsl", "--fd_gate", "2"}, true, []string{"0.3"}, []string{"2"}},
+		{[]string{"--sada", "--fd_gate", "0"}, false, []string{"0.3"}, []string{"0"}},
+		{[]string{"--ada_ffd"}, false, []string{"0.3"}, []string{"0"}},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			m := filepath.Join(dir, strings.ReplaceAll(strings.Join(c.args, ""), "-", "_"))
+			mustRun(t, nil, append(append([]string{"--quiet", "-f", m}, c.args...), train)...)
+			if got := strings.Contains(read(t, m), "fd_gate"); got != c.stored {
+				t.Fatalf("fd_gate in the model: %v, want %v", got, c.stored)
+			}
+			for _, g := range c.refuse {
+				_, stderr, code := sparseson(t, nil, "--quiet", "-i", m, "--fd_gate", g, train)
+				if code == 0 || !strings.Contains(stderr, "fd_gate") {
+					t.Errorf("resumed with --fd_gate %s: exit %d, stderr %q; want refused", g, code, stderr)
+				}
+			}
+			for _, g := range c.accept {
+				mustRun(t, nil, "--quiet", "-i", m, "--fd_gate", g, train)
 			}
 		})
 	}

@@ -1,0 +1,138 @@
+package ada
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/sparseson/sparseson/fd"
+)
+
+// # The gated sketch of the per-step learners (Config.Gate = ε > 0)
+//
+// ADA-FD, FTSL and S-ADA keep their sketch in package fd's factored form,
+// so they pay exact FD's appends and compactions whenever a shrink's result
+// cannot be absorbed into Z's rows (on news20 at τ = 20: an append on 14 %
+// of the examples, 55 row refreshes per example). Package fd's gate
+// (fd/gate.go) drops, instead of appending, the kept direction leaning most
+// on ĝ among those whose shrunk eigenvalue E′ is below a limit; its own
+// limit, ε·α, is what the direction is worth to SON's αI + SᵀS. These
+// learners have no α (their sketch's α is a placeholder, 1), so the limit
+// is what the direction is worth to their preconditioner (docs/algorithms.md §7):
+//
+//   - δ form, H = δI + (SᵀS)^{1/2} (Wan & Zhang (TPAMI 2022), Alg. 1/2): a
+//     direction with eigenvalue E′ moves H⁻¹ along it from 1/δ to
+//     1/(δ + √E′), a relative change √E′/(δ + √E′) < √E′/δ; the gate drops
+//     it when √E′ < ε·δ, i.e. E′ < (εδ)² — SON's rule E′/(α + E′) < ε with
+//     the δ form's own scale;
+//   - escaped form, G̃ = rI + SᵀS, r = ρ_{1:t} + Config.Epsilon (Yang et
+//     al. (ICML 2025), Alg. 2): the direction moves G̃^{−1/2} from r^{−1/2}
+//     to (r + E′)^{−1/2}, a relative change below E′/(2r); the gate drops
+//     it when E′ < ε·r (nothing while r = 0, the pseudo-inverse phase).
+//
+// In the escaped form a drop's E′ is counted into the escaped mass at
+// FD's own rate: r = ρ_{1:t} + ΣE′_drops/τ + ε. A per-step shrink of a
+// rank-τ buffer removes trace τ·ρ_t (ρ_t from each of its τ directions),
+// so r = ρ_{1:t} is the trace FD removed over τ; a drop removes trace E′
+// from one direction, and counting it as E′/τ keeps r what exact FD's
+// shrinkage of that mass would have made it. Counting it whole —
+// r ≥ ρ_{1:t} + ‖Σ drops‖₂, which keeps G̃_t ⪰ G_tᵀG_t, the property Yang et
+// al.'s analysis uses, since GᵀG − SᵀS ⪯ (ρ_{1:t} + ‖Σ drops‖₂)·I
+// (fd/gate.go) — feeds back: each drop raises r and with it the limit ε·r,
+// and on news20 ×10 (one pass, logistic, τ = 20) the gate then dropped
+// every gradient, r grew to Σ‖ĝ‖² and the sketch held nothing: the learner
+// became a scalar AdaGrad. Not counting drops at all makes r smaller than
+// exact FD's, and the steps larger (news20, one pass, test error 8.59 %
+// against exact FD's 10.01 %: a change of the learner, not of its cost).
+// With E′/τ: 9.81 %, log loss 0.3386 against 0.3457 (S-ADA: 8.87 % against
+// 9.13 %). What holds, step by step (TestGatedBounds): 0 ⪯ GᵀG − SᵀS ⪯
+// (ρ_{1:t} + ΣE′)·I, and every drop's E′ is below its limit, so
+// G̃ + (1 − 1/τ)ΣE′·I ⪰ GᵀG; --sketch_report prints ΣE′ (the gate line's
+// Σ E′/α, α = 1 here). The δ form has no escaped mass to adjust: a drop
+// changes H⁻¹ only along the dropped direction, by the factor above.
+//
+// The gate acts where package fd's does: the per-step sketch only (the
+// doubled buffer of ADA-FFD, FTFSL and Fast S-ADA has no absorb to refuse),
+// once the features seen reach fd.GateRows times the row cap 2τ (the small
+// sets never get there and keep exact FD's predictions), with Z's rows
+// capped at τ + 4 while it acts.
+//
+// Where it pays (news20 twice over as text, one pass, logistic, τ = 20,
+// valgrind --tool=cachegrind instructions; FD-SON at m = 10: 4.51e9): in
+// the escaped form almost every refused absorb has a direction to drop
+// (appends on 0.1 % of the examples instead of 14 %, 1.5 row refreshes per
+// example instead of 55): FTSL 17.5e9 → 4.12e9, S-ADA 16.7e9 → 4.44e9.
+// In the δ form the directions that block the absorb are seldom below
+// (εδ)² — ADA-FD's smallest E′ on news20 are 0.2–0.4 at δ = 1, which move
+// H⁻¹ by 30–40 % — so appends fall only to 7.6 %, and with the gated row
+// cap τ + 4 the compactions double (13.4e9 → 13.6e9 instructions). The CLI
+// therefore gates ADA-FD only when --fd_gate is given; at ε = 3, which lets
+// H⁻¹ change fourfold along a dropped direction, it took 9.41e9 (news20
+// test error 7.82 % against exact FD's 7.77 %).
+
+// validGate checks Config.Gate against the rest of c.
+func (c Config) validGate() error {
+	if !(c.Gate >= 0) || math.IsInf(c.Gate, 0) {
+		return fmt.Errorf("the gate's ε (Config.Gate) must be finite and ≥ 0, got %v", c.Gate)
+	}
+	if c.Gate > 0 && c.Buffer == Doubled {
+		return errors.New("the gate (Config.Gate) applies to the per-step sketch, not the doubled buffer (Config.Buffer)")
+	}
+	return nil
+}
+
+// gatedSketchConfig is sketchConfig with c's gate.
+func (c Config) gatedSketchConfig() fd.Config {
+	sc := c.sketchConfig()
+	sc.Gate, sc.GateFrom = c.Gate, c.GateFrom
+	return sc
+}
+
+// dropMass is ΣE′ of the directions the gate dropped (GateSums' Σ E′/α
+// with the sketch's α = 1).
+func (a *Learner) dropMass() float64 {
+	if a.cfg.Gate == 0 {
+		return 0
+	}
+	_, m := a.sk.GateSums()
+	return m
+}
+
+// escapedMass is r of the escaped form: ρ_{1:t}, the gate's dropped mass
+// and Config.Epsilon.
+func (a *Learner) escapedMass() float64 {
+	return a.sk.SumRho() + a.dropMass()/float64(a.cfg.Tau) + a.cfg.Epsilon
+}
+
+// gateLimit is the bound on E′ below which the gate drops a direction (see
+// the comment above).
+func (a *Learner) gateLimit() float64 {
+	if a.cfg.Precond == Delta {
+		e := a.cfg.Gate * a.cfg.Delta
+		return e * e
+	}
+	return a.cfg.Gate * a.escapedMass()
+}
+
+// validate is Validate with the gate's checks.
+func (c Config) validate() error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	return c.validGate()
+}
+
+// reportGate adds the gate's line to Report: the dropped mass and, in the
+// escaped form, the r it gives.
+func (a *Learner) reportGate(w io.Writer) {
+	if a.cfg.Gate == 0 {
+		return
+	}
+	m := a.dropMass()
+	if a.cfg.Precond == Delta {
+		fmt.Fprintf(w, "gate: %d directions dropped below E′ < (εδ)² = %.6g, ΣE′ = %.6g\n", a.sk.Counts().Drops, a.gateLimit(), m)
+		return
+	}
+	fmt.Fprintf(w, "gate: %d directions dropped below E′ < ε·r, ΣE′ = %.6g, r = ρ_{1:t} + ΣE′/τ + ε = %.6g\n", a.sk.Counts().Drops, m, a.escapedMass())
+}

@@ -1,0 +1,113 @@
+package dense
+
+import (
+	"math"
+
+	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// GatedADA is the dense reference of package ada's gated per-step
+// learners (ADA-FD, FTSL, S-ADA with ada.Config.Gate = ε > 0): ADA's
+// per-step sketch replaced by the gated FD reference FD (with Gate), whose
+// limit on a dropped direction's E′ is, before each update,
+//
+//   - δ form: (εδ)²;
+//   - escaped form: ε·r, r = ρ_{1:t} + ΣE′_drops/τ + Eps, the escaped mass
+//     with the drops counted at FD's own rate (package ada's gate.go).
+//
+// The escaped form's preconditioner uses the same r. Tries, called once
+// per update, says how many directions the sparse learner dropped in it
+// (FD.Tries; whether the gate is consulted depends on the factored form).
+type GatedADA struct {
+	*ADA
+	FD   *FD
+	Gate float64
+	// DropMass is ΣE′ of the dropped directions.
+	DropMass float64
+	// Limits lists the limit of every update, Gram the gradients' Gram
+	// matrix Σ ĝĝᵀ (d×d, row-major) for the bound tests.
+	Limits []float64
+	Gram   []float64
+}
+
+// NewGatedADA returns an untrained gated reference (per-step cfg only).
+func NewGatedADA(cfg ADAConfig, l loss.Loss, gate float64, tries func() int) *GatedADA {
+	if cfg.Tau == 0 || cfg.Fast {
+		panic("dense: the gate applies to the per-step sketch")
+	}
+	f := NewFD(cfg.Tau, cfg.D, 1, false, false)
+	f.Gate, f.Tries = gate, tries
+	return &GatedADA{ADA: NewADA(cfg, l), FD: f, Gate: gate, Gram: make([]float64, cfg.D*cfg.D)}
+}
+
+// Limit is the gate's current bound on E′.
+func (a *GatedADA) Limit() float64 {
+	if !a.Cfg.Escaped {
+		e := a.Gate * a.Cfg.Delta
+		return e * e
+	}
+	return a.Gate * (a.FD.SumRho + a.DropMass/float64(a.Cfg.Tau) + a.Cfg.Eps)
+}
+
+// Learn predicts ex, then takes one round with its gradient (ADA.Learn
+// with the gated sketch).
+func (a *GatedADA) Learn(ex *sparse.Example) float64 {
+	x := a.dense(ex)
+	pred := ex.Initial + dotv(a.Weights(), x)
+	d := a.Loss.Deriv(pred, ex.Label)
+	h := ex.Weight
+	if !(h > 0) || math.IsNaN(d) || math.IsInf(d, 0) {
+		return pred
+	}
+	gs := make([]float64, len(x))
+	g := make([]float64, len(x))
+	for j, v := range x {
+		gs[j] = math.Sqrt(h) * d * v
+		g[j] = h * d * v
+	}
+	a.sketch(gs)
+	if a.Cfg.Dual {
+		for j := range g {
+			a.GBar[j] += g[j]
+		}
+		pg := a.precondition(a.GBar)
+		for j := range pg {
+			a.Beta[j] = -a.Cfg.Eta * pg[j]
+		}
+		return pred
+	}
+	pg := a.precondition(g)
+	for j := range a.Beta {
+		a.Beta[j] -= a.Cfg.Eta * pg[j]
+	}
+	return pred
+}
+
+// sketch is the gated FD step: the limit set through FD's α (FD's own
+// limit is Gate·A; A is otherwise unused by plain FD), ADA's rows and
+// escaped mass taken from FD.
+func (a *GatedADA) sketch(g []float64) {
+	d := a.Cfg.D
+	for i, gi := range g {
+		if gi == 0 {
+			continue
+		}
+		for j, gj := range g {
+			a.Gram[i*d+j] += gi * gj
+		}
+	}
+	lim := a.Limit()
+	a.Limits = append(a.Limits, lim)
+	a.FD.A = lim / a.Gate
+	n := len(a.FD.Drops)
+	a.FD.Update(g)
+	for _, e := range a.FD.Drops[n:] {
+		a.DropMass += e
+	}
+	for i := range a.S {
+		a.S[i] = append(a.S[i][:0], a.FD.Rows[i]...)
+	}
+	a.Rho = a.FD.SumRho + a.DropMass/float64(a.Cfg.Tau)
+	a.Rhos = a.FD.Rhos
+}
