@@ -35,8 +35,23 @@
 // At the papers' constants none of these learners is invariant to the
 // units of the features: η is a length in weight space and δ, ε are in the
 // units of the gradients. Prescaled (prescale.go) runs any of them on
-// x_j/max|x_j|, which makes the constants unit-free; the CLI's default
-// (--ada_scale auto).
+// x_j/s_j, s_j the root mean square of feature j's values so far, which
+// makes the constants unit-free; the CLI's default (--ada_scale auto).
+//
+// # Defaults, and where they trail AdaGrad
+//
+// τ = 20 and δ = 1 (mirror descent) or 10 (dual averaging) are Wan &
+// Zhang's (TPAMI 2022), §5.1; ε = 0 is Yang et al.'s (ICML 2025); η is ¼
+// for the δ form and ½ for the escaped form (the CLI's, package
+// learners). Measured on pre-scaled features (docs/algorithms.md §19,
+// "The defaults"), no single η serves the escaped form everywhere: where
+// the data span fewer than τ directions ρ_{1:t} stays 0 and the
+// pseudo-inverse wants a small η, while on sparse text ρ_{1:t}I — a bound
+// on the mass FD discarded, added to every direction — makes each rare
+// feature's step η·g_j/√ρ_{1:t}, far below AdaGrad's η·g_j/√(Σ g_j²),
+// and wants a large one. A relative floor κ·λ₁ on ρ_{1:t} (unit-free)
+// fixed the first at a cost to the mean accuracy over the shared sets,
+// so the defaults stay the papers'.
 //
 // # Sparse form
 //
