@@ -296,8 +296,14 @@ type Sketch struct {
 	gateTries           int
 	gateRho             float64 // ρ of the shrink in progress
 	leanOff             bool    // tests: the general absorb candidate always
-	pcap                int     // rows of Z before a shrink compacts (gatedRowCap)
-	gateLog             func(tries int)
+	// F_ext's rows are formed lazily (formFa): the kept eigenvectors'
+	// columns of U and their 1/√λ, whether fa holds them yet, and whether
+	// the shrink in progress has a zero ĝ.
+	cols          []int
+	finv          []float64
+	faDone, zeroG bool
+	pcap          int // rows of Z before a shrink compacts (gatedRowCap)
+	gateLog       func(tries int)
 
 	// scratch
 	g, u, lam, work  []float64
@@ -308,6 +314,7 @@ type Sketch struct {
 	y1, y2, eNew     []float64
 	kq, kl, klam     []float64
 	kfl              []float64
+	ndg, dsc2        []float64
 	arrow            *linalg.Arrowhead
 	// gw caches W = C·K·Cᵀ = SSᵀ (q×q, stride q) for the buffered state,
 	// where the scaled-space form's SetAlpha (every round), Captured and
@@ -390,6 +397,10 @@ func New(cfg Config) (*Sketch, error) {
 	s.ck = make([]float64, lb*pm)
 	s.fa = make([]float64, lb*(pm+1))
 	s.fext = make([]float64, lb)
+	s.cols = make([]int, lb)
+	s.finv = make([]float64, lb)
+	s.ndg = make([]float64, pm+1)
+	s.dsc2 = make([]float64, pm+1)
 	s.k2 = make([]float64, pm*pm)
 	s.qa = make([]float64, pm*lb)
 	s.tau = make([]float64, lb)
