@@ -322,11 +322,17 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int, exact bo
 			dd[j] = 1
 		}
 	}
-	A := s.qa[:keep*p]
+	// With A = F_aD its column sums of squares cs, from which the κ̂
+	// bound below takes ‖F_aD′‖_F² (D′ the new row norms) without another
+	// pass over F_a.
+	A, cs := s.qa[:keep*p], s.dsc2[:p]
+	clear(cs)
 	for i := 0; i < keep; i++ {
 		row, src := A[i*p:i*p+p], s.fa[i*fs:i*fs+p]
 		for j, v := range src {
-			row[j] = v * dd[j]
+			x := v * dd[j]
+			row[j] = x
+			cs[j] += x * x
 		}
 	}
 	if !minNormRows(A, keep, p, p, s.fext[:keep], s.dlt, s.tau, s.ys) {
@@ -374,11 +380,12 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int, exact bo
 	// Gram matrix D′⁻¹K′D′⁻¹ is a cosine, so its Frobenius norm is at
 	// most p and p·‖F_aD′‖_F² ≤ θ vouches for κ̂ ≤ θ. Only after a
 	// compaction (exact) is the value itself compared (choose).
-	if exact || (inBand && kab <= s.theta && !(float64(p)*s.faNorm(nd, keep)*(1+cosSlack) <= s.theta)) {
+	if exact || s.kabExact || (inBand && kab <= s.theta && !(float64(p)*s.faNorm(nd, dd)*(1+cosSlack) <= s.theta)) {
 		s.kPrime(s.k2, z, c, kap, false)
 		kab = math.Max(s.condEst(s.k2, p, keep, nil, 0), kab)
 	} else if inBand && kab <= s.theta {
-		kab = math.Max(float64(p)*s.faNorm(nd, keep), kab)
+		kab = math.Max(float64(p)*s.faNorm(nd, dd), kab)
+		s.kabBounded++
 	}
 	okAb = linalg.IsFinite(kab) && inBand
 	band = linalg.IsFinite(kab) && !okAb
@@ -390,20 +397,13 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int, exact bo
 // Cauchy–Schwarz by rounding, far below this.
 const cosSlack = 1e-6
 
-// faNorm is ‖F_aD‖_F² for D = diag(nd)^{1/2}, summed as condEst sums it.
-func (s *Sketch) faNorm(nd []float64, keep int) float64 {
-	fs := s.pmax + 1
-	dd := s.dsc2[:len(nd)]
-	for j, v := range nd {
-		dd[j] = math.Sqrt(max(v, 0))
-	}
+// faNorm is ‖F_aD′‖_F² for D′ = diag(nd)^{1/2}, from the column sums of
+// squares of F_aD (dsc2, absorbCandidate) and D = diag(dd). It is only
+// compared with θ, with a margin, so it need not round as condEst does.
+func (s *Sketch) faNorm(nd, dd []float64) float64 {
 	var s2 float64
-	for i := 0; i < keep; i++ {
-		row := s.fa[i*fs : i*fs+len(nd)]
-		for j, v := range row {
-			x := v * dd[j]
-			s2 += x * x
-		}
+	for j, v := range s.dsc2[:len(nd)] {
+		s2 += v * (max(nd[j], 0) / (dd[j] * dd[j]))
 	}
 	return s2
 }
