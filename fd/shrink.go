@@ -125,8 +125,8 @@ func (s *Sketch) formFa(keep int) {
 		clear(row)
 		// Two rows of C per pass over row (axpy2): the same sums in the
 		// same order as one axpy per row, with half the loads and stores.
-		// (Four rows of F_a per pass over C instead took fewer
-		// instructions but more time at m = 10 and 20.)
+		// (Four rows of F_a per pass over C took 6% fewer instructions
+		// on news20 at m = 10 but no less time in a microbenchmark.)
 		pend := -1
 		for j := 0; j < q; j++ {
 			w := U[j*g+col]
