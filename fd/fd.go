@@ -95,7 +95,7 @@
 //
 // Per example: O(ps + p²) for the core's products and the absorb
 // candidate, O(m²) for the arrowhead eigensolver on every shrink of the
-// per-step sketch, plus O(p·m²) to form F_ext and the absorb's QR, and the
+// per-step sketch, plus O(p·m²) to form F_ext and the absorb's LQ, and the
 // compactions, one per RowCap − q appends. The doubled buffer pays O(m³)
 // for Dsyev every m examples (its 2m×2m G is not an arrowhead). On sparse data the append rate is high: with SON's
 // bounded predictions (C = 1, logistic loss, m = 10) FD appends on 46% of
@@ -114,6 +114,23 @@
 // ring steps (ring ≈ √d_seen) bounds the bookkeeping. The package tests
 // record the rates (TestRealDataRates) and check deferred against eager
 // (TestDeferredEqualsEager).
+//
+// With the gate acting (gate.go) appends are rare and most shrinks add ĝ
+// and drop one direction, so the per-example work is the shrink's own:
+// the arrowhead (O(m²), with a division per term of every secular
+// evaluation), F_a = Λ^{−1/2}Uᵀ·C (O(q²p)) and the absorb's least-norm
+// solve (O(q²p)), against O(p²) for K′ and the checks. Two things keep the
+// checks at that: where the shrink keeps every direction of [S; ĝᵀ] the
+// absorb is infeasible and F_a is formed only after the gate's drop
+// (formFa), one row fewer; and the absorb candidate forms K′ only where
+// its κ̂ decides (absorbCandidate) — the row band needs K′'s diagonal, and
+// ‖D′⁻¹K′D′⁻¹‖_F ≤ p (its entries are cosines) lets p·‖F_aD′‖_F² vouch
+// for κ̂ ≤ θ, so the committed absorb forms K′ once, in place, with
+// kBound in the same pass. Both leave every bit of the models as it was
+// (TestAbsorbBound, TestGateLeanAbsorb). What remains beside Oja-SON's
+// cost is, in about equal parts, the arrowhead, F_a with the solve, and
+// the core's refreshes of stale rows after the compactions (son/lazy.go)
+// with the wider Z·x̃ of up to m + 4 rows.
 //
 // # RFD₀ and the pseudo-inverse
 //
@@ -296,9 +313,17 @@ type Sketch struct {
 	gateTries           int
 	gateRho             float64 // ρ of the shrink in progress
 	leanOff             bool    // tests: the general absorb candidate always
-	pcap                int     // rows of Z before a shrink compacts (gatedRowCap)
-	gateLog             func(tries int)
-	gateLimit           func() float64 // SetGateLimit's bound on E′ (nil: ε·α)
+	kabExact            bool    // tests: κ̂ always from the whole K′ (condEst)
+	kabBounded          int64   // tests: absorbs the cosines' bound vouched for
+	// F_ext's rows are formed lazily (formFa): the kept eigenvectors'
+	// columns of U and their 1/√λ, whether fa holds them yet, and whether
+	// the shrink in progress has a zero ĝ.
+	cols          []int
+	finv          []float64
+	faDone, zeroG bool
+	pcap          int // rows of Z before a shrink compacts (gatedRowCap)
+	gateLog       func(tries int)
+	gateLimit     func() float64 // SetGateLimit's bound on E′ (nil: ε·α)
 
 	// scratch
 	g, u, lam, work  []float64
@@ -309,6 +334,7 @@ type Sketch struct {
 	y1, y2, eNew     []float64
 	kq, kl, klam     []float64
 	kfl              []float64
+	ndg, dsc2        []float64
 	arrow            *linalg.Arrowhead
 	// gw caches W = C·K·Cᵀ = SSᵀ (q×q, stride q) for the buffered state,
 	// where the scaled-space form's SetAlpha (every round), Captured and
@@ -391,6 +417,10 @@ func New(cfg Config) (*Sketch, error) {
 	s.ck = make([]float64, lb*pm)
 	s.fa = make([]float64, lb*(pm+1))
 	s.fext = make([]float64, lb)
+	s.cols = make([]int, lb)
+	s.finv = make([]float64, lb)
+	s.ndg = make([]float64, pm+1)
+	s.dsc2 = make([]float64, pm+1)
 	s.k2 = make([]float64, pm*pm)
 	s.qa = make([]float64, pm*lb)
 	s.tau = make([]float64, lb)

@@ -104,8 +104,12 @@ func (s *Sketch) gateDrop(keep int) (int, bool) {
 	}
 	s.pendDrops++
 	s.pendDropA += s.eNew[bi] / alpha
-	fs := s.pmax + 1
-	copy(s.fa[bi*fs:(keep-1)*fs], s.fa[(bi+1)*fs:keep*fs])
+	if s.faDone {
+		fs := s.pmax + 1
+		copy(s.fa[bi*fs:(keep-1)*fs], s.fa[(bi+1)*fs:keep*fs])
+	}
+	copy(s.cols[bi:keep-1], s.cols[bi+1:keep])
+	copy(s.finv[bi:keep-1], s.finv[bi+1:keep])
 	copy(s.fext[bi:keep-1], s.fext[bi+1:keep])
 	copy(s.eNew[bi:keep-1], s.eNew[bi+1:keep])
 	return keep - 1, true

@@ -484,3 +484,78 @@ func TestGateReport(t *testing.T) {
 		}
 	}
 }
+
+// TestAbsorbBound is the oracle of the absorb candidate's κ̂ bound
+// (absorbCandidate): where the bound p·‖F_aD′‖_F² vouches for κ̂ ≤ θ the
+// candidate neither forms K′ nor computes κ̂; computing it always
+// (kabExact) must come to the same moves — bit for bit the same sketch and
+// SON — exact and gated, θ default and tight enough to refuse absorbs, on
+// the open-loop streams and through the SON core.
+func TestAbsorbBound(t *testing.T) {
+	same := func(t *testing.T, step int, a, b *Sketch) {
+		t.Helper()
+		sa, sb := a.State(), b.State()
+		if a.Counts() != b.Counts() || a.Alpha() != b.Alpha() || a.ZNorm2() != b.ZNorm2() || fmt.Sprint(sa) != fmt.Sprint(sb) {
+			t.Fatalf("step %d: bound %+v, exact κ̂ %+v", step, a.Counts(), b.Counts())
+		}
+	}
+	// θ = 15 refuses some absorbs as ill-conditioned, and the bound then
+	// vouches for only some of the others.
+	var tightBounded, tightIllCond, tightAbsorbs int64
+	for k, c := range gateCases() {
+		for _, eps := range []float64{0, c.eps} {
+			for _, theta := range []float64{0, 15} {
+				t.Run(fmt.Sprintf("openloop_d%d_m%d_s%d_robust%v_eps%g_theta%g", c.d, c.m, c.s, c.robust, eps, theta), func(t *testing.T) {
+					rng := rand.New(rand.NewPCG(uint64(k), 29))
+					cfg := Config{M: c.m, Alpha: c.alpha, Robust: c.robust, Gate: eps, GateFrom: -1, Theta: theta}
+					a, _ := New(cfg)
+					b, _ := New(cfg)
+					b.kabExact = true
+					ha, hb := newDenseHost(c.d, a.MaxRows()), newDenseHost(c.d, b.MaxRows())
+					for step, g := range randomStream(rng, 600, c.d, c.s, c.spread) {
+						ha.feed(a, 1, g)
+						hb.feed(b, 1, g)
+						same(t, step, a, b)
+					}
+					cnt := a.Counts()
+					if theta == 0 && a.kabBounded == 0 {
+						t.Fatal("the bound never vouched for an absorb")
+					}
+					if theta > 0 {
+						tightBounded += a.kabBounded
+						tightIllCond += cnt.AbsorbIllCond
+						tightAbsorbs += cnt.Absorbs
+					}
+					t.Logf("absorbs %d, vouched for by the bound %d, ill-conditioned %d", cnt.Absorbs, a.kabBounded, cnt.AbsorbIllCond)
+				})
+			}
+		}
+	}
+	if !(tightIllCond > 0 && tightBounded > 0 && tightBounded < tightAbsorbs) {
+		t.Fatalf("θ = 15: %d absorbs, %d vouched for by the bound, %d refused as ill-conditioned: not both branches", tightAbsorbs, tightBounded, tightIllCond)
+	}
+	for i, c := range []setup{
+		{d: 200, m: 10, s: 20, lossName: "logistic", alpha: 1, C: 1, diag: true},
+		{d: 120, m: 7, s: 12, lossName: "squared", alpha: 0, C: 1, robust: true},
+	} {
+		c.seed = uint64(290 + i)
+		for _, eps := range []float64{0, 0.3} {
+			t.Run(fmt.Sprintf("son_%s_eps%g", c, eps), func(t *testing.T) {
+				cfg := c.config()
+				cfg.Gate, cfg.GateFrom = eps, -1
+				a, ska := newSparse(t, c, cfg)
+				b, skb := newSparse(t, c, cfg)
+				skb.kabExact = true
+				for step, ex := range c.data(1500) {
+					if pa, pb := a.Learn(&ex), b.Learn(&ex); pa != pb {
+						t.Fatalf("step %d: bound %v, exact κ̂ %v", step, pa, pb)
+					}
+					same(t, step, ska, skb)
+				}
+				if ska.kabBounded == 0 {
+					t.Fatal("the bound never vouched for an absorb")
+				}
+			})
+		}
+	}
+}

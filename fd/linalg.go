@@ -118,13 +118,19 @@ func minNormRows(M []float64, k, n, ld int, f, delta, tau, y []float64) bool {
 // semidefinite p×p matrix K (stride ld): the smaller of ‖K‖_F and the
 // largest absolute row sum ‖K‖_∞.
 func kBound(K []float64, p, ld int) float64 {
-	var inf float64
+	// One pass for both norms (it follows every absorb); the sums are
+	// frob's and the row sums', in their order.
+	var inf, sq float64
 	for i := 0; i < p; i++ {
 		var r float64
 		for _, v := range K[i*ld : i*ld+p] {
 			r += math.Abs(v)
+			sq += v * v
 		}
 		inf = max(inf, r)
 	}
-	return min(inf, frob(K, p, p, ld))
+	if !(sq > 1e-280 && sq < 1e280) {
+		return min(inf, frob(K, p, p, ld))
+	}
+	return min(inf, math.Sqrt(sq))
 }

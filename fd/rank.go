@@ -43,7 +43,7 @@ func (s *Sketch) rankStep(st *sparse.Step, h sparse.Host, c, kap float64, zero b
 		s.cnt.Shrinks++
 		keep, rho, done := s.decompose(st.Z[:s.p], 0, 0, true)
 		if !done {
-			s.commit(keep, rho, false)
+			s.commit(keep, rho)
 		}
 	}
 	if zero {
