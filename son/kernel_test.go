@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestGatherZAddTo: gatherZ and the unrolled addTo give the bits of the
-// plain loops they replace (z[i] += x_k·Z_{k,i} over k in order, y[i] +=
-// a·x[i]) for every length p of a Z column up to past two unrolled steps,
+// TestGatherZAddTo: gatherZ, scatterZ and the unrolled addTo give the
+// bits of the plain loops they replace (z[i] += x_k·Z_{k,i} over k in
+// order, Z_{k,i} += (c·x_k)·δ_i, y[i] += a·x[i]) for every length p of a Z column up to past two unrolled steps,
 // with values spanning many magnitudes and signs so that any change in
 // the order of the sums would show.
 func TestGatherZAddTo(t *testing.T) {
@@ -41,6 +41,27 @@ func TestGatherZAddTo(t *testing.T) {
 			for i := range want {
 				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
 					t.Fatalf("p=%d features=%d: gatherZ z[%d] = %v, the loop %v", p, feats, i, got[i], want[i])
+				}
+			}
+			// Distinct rows, as an example's are.
+			for k := range offs {
+				offs[k] = k * stride
+			}
+			delta := make([]float64, p)
+			for i := range delta {
+				delta[i] = val()
+			}
+			c := val()
+			wantRows := append([]float64(nil), rows...)
+			for k, o := range offs {
+				for i, d := range delta {
+					wantRows[o+1+i] += c * xt[k] * d
+				}
+			}
+			scatterZ(rows, offs, xt, c, delta)
+			for j := range rows {
+				if math.Float64bits(rows[j]) != math.Float64bits(wantRows[j]) {
+					t.Fatalf("p=%d features=%d: scatterZ rows[%d] = %v, the loop %v", p, feats, j, rows[j], wantRows[j])
 				}
 			}
 		}

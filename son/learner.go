@@ -369,6 +369,34 @@ func gatherZ(z, rows []float64, offs []int, xt []float64) {
 	}
 }
 
+// scatterZ adds c·x̃_k·δ to the Z column of each of the example's rows
+// (Z_k += δĝ_kᵀ, ĝ_k = c·x̃_k, the column of feature k being
+// rows[offs[k]+1 :]): each entry gets (c·x̃_k)·δ_i added once, as
+// addTo(Z_k, c·x̃_k, δ) adds it, with four δ_i at a time held in registers
+// across the example instead of loaded again for every row.
+func scatterZ(rows []float64, offs []int, xt []float64, c float64, delta []float64) {
+	xt = xt[:len(offs)]
+	p := len(delta)
+	i := 0
+	for ; i+4 <= p; i += 4 {
+		d0, d1, d2, d3 := delta[i], delta[i+1], delta[i+2], delta[i+3]
+		for k, o := range offs {
+			a := c * xt[k]
+			r := rows[o+1+i : o+5+i : o+5+i]
+			r[0] += a * d0
+			r[1] += a * d1
+			r[2] += a * d2
+			r[3] += a * d3
+		}
+	}
+	for ; i < p; i++ {
+		d := delta[i]
+		for k, o := range offs {
+			rows[o+1+i] += c * xt[k] * d
+		}
+	}
+}
+
 // tauC is τ_C(y) = sgn(y)·max(|y| − C, 0) of Lemma 1.
 func tauC(y, C float64) float64 {
 	switch {
