@@ -8,13 +8,14 @@ import (
 
 // TestGatherZAddTo: gatherZ, scatterZ and the unrolled addTo give the
 // bits of the plain loops they replace (z[i] += x_k·Z_{k,i} over k in
-// order, Z_{k,i} += (c·x_k)·δ_i, y[i] += a·x[i]) for every length p of a Z column up to past two unrolled steps,
-// with values spanning many magnitudes and signs so that any change in
-// the order of the sums would show.
+// order, Z_{k,i} += (c·x_k)·δ_i, y[i] += a·x[i]) for every length p of a
+// Z column up to 19 (every mix of their steps of 8, 4, 2 and 1), with
+// values spanning many magnitudes and signs so that any change in the
+// order of the sums would show.
 func TestGatherZAddTo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	val := func() float64 { return (rng.Float64() - 0.5) * math.Pow(10, float64(rng.IntN(16)-8)) }
-	for p := 0; p <= 11; p++ {
+	for p := 0; p <= 19; p++ {
 		for _, feats := range []int{0, 1, 7, 140} {
 			stride := p + 3
 			rows := make([]float64, (feats+5)*stride)

@@ -337,7 +337,24 @@ func gatherZ(z, rows []float64, offs []int, xt []float64) {
 	xt = xt[:len(offs)]
 	p := len(z)
 	i := 0
-	for ; i+4 <= p; i += 4 {
+	for ; i+8 <= p; i += 8 {
+		var a0, a1, a2, a3, a4, a5, a6, a7 float64
+		for k, o := range offs {
+			x := xt[k]
+			r := rows[o+1+i : o+9+i : o+9+i]
+			a0 += x * r[0]
+			a1 += x * r[1]
+			a2 += x * r[2]
+			a3 += x * r[3]
+			a4 += x * r[4]
+			a5 += x * r[5]
+			a6 += x * r[6]
+			a7 += x * r[7]
+		}
+		z[i], z[i+1], z[i+2], z[i+3] = a0, a1, a2, a3
+		z[i+4], z[i+5], z[i+6], z[i+7] = a4, a5, a6, a7
+	}
+	if i+4 <= p {
 		var a0, a1, a2, a3 float64
 		for k, o := range offs {
 			x := xt[k]
@@ -348,6 +365,7 @@ func gatherZ(z, rows []float64, offs []int, xt []float64) {
 			a3 += x * r[3]
 		}
 		z[i], z[i+1], z[i+2], z[i+3] = a0, a1, a2, a3
+		i += 4
 	}
 	if i+2 <= p {
 		var a0, a1 float64
@@ -378,6 +396,22 @@ func scatterZ(rows []float64, offs []int, xt []float64, c float64, delta []float
 	xt = xt[:len(offs)]
 	p := len(delta)
 	i := 0
+	for ; i+8 <= p; i += 8 {
+		d := delta[i : i+8 : i+8]
+		d0, d1, d2, d3, d4, d5, d6, d7 := d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]
+		for k, o := range offs {
+			a := c * xt[k]
+			r := rows[o+1+i : o+9+i : o+9+i]
+			r[0] += a * d0
+			r[1] += a * d1
+			r[2] += a * d2
+			r[3] += a * d3
+			r[4] += a * d4
+			r[5] += a * d5
+			r[6] += a * d6
+			r[7] += a * d7
+		}
+	}
 	for ; i+4 <= p; i += 4 {
 		d0, d1, d2, d3 := delta[i], delta[i+1], delta[i+2], delta[i+3]
 		for k, o := range offs {
