@@ -329,10 +329,10 @@ func addTo(y []float64, a float64, x []float64) {
 // gatherZ sets z = Z·x̃ over the example's rows: z[i] = Σ_k xt[k]·Z_{k,i},
 // the Z column of feature k being rows[offs[k]+1 :]. Each z[i] is summed
 // over k in order from 0, as a loop of addTo(z, xt[k], Z_k) sums it, so
-// the bits are the same; but four z[i] at a time are held in registers
-// across the whole example instead of being loaded and stored once per
-// feature (the example's rows are in cache by then: 140 rows of news20
-// are 15 KiB at m = 10).
+// the bits are the same; but up to eight z[i] at a time are held in
+// registers across the whole example instead of being loaded and stored
+// once per feature (the example's rows are in cache by then: 140 rows of
+// news20 are 15 KiB at m = 10).
 func gatherZ(z, rows []float64, offs []int, xt []float64) {
 	xt = xt[:len(offs)]
 	p := len(z)
@@ -390,8 +390,8 @@ func gatherZ(z, rows []float64, offs []int, xt []float64) {
 // scatterZ adds c·x̃_k·δ to the Z column of each of the example's rows
 // (Z_k += δĝ_kᵀ, ĝ_k = c·x̃_k, the column of feature k being
 // rows[offs[k]+1 :]): each entry gets (c·x̃_k)·δ_i added once, as
-// addTo(Z_k, c·x̃_k, δ) adds it, with four δ_i at a time held in registers
-// across the example instead of loaded again for every row.
+// addTo(Z_k, c·x̃_k, δ) adds it, with up to eight δ_i at a time held in
+// registers across the example instead of loaded again for every row.
 func scatterZ(rows []float64, offs []int, xt []float64, c float64, delta []float64) {
 	xt = xt[:len(offs)]
 	p := len(delta)
