@@ -22,7 +22,12 @@ func (g *GD) learnAdaNorm(ex *sparse.Example) float64 {
 	for i, o := range offs {
 		x := val[i]
 		dot += rows[o+colW] * x
-		maxX = max(maxX, math.Abs(x))
+		// Not the builtin max, whose NaN handling costs a few
+		// instructions a feature: a NaN x makes dot, and so p, NaN, and
+		// the example returns below before maxX is read.
+		if ax := math.Abs(x); ax > maxX {
+			maxX = ax
+		}
 	}
 	p := ex.Initial + g.scale*dot
 	wt := ex.Weight
@@ -50,8 +55,12 @@ func (g *GD) learnAdaNorm(ex *sparse.Example) float64 {
 		row := rows[o : o+stride : o+stride]
 		x := val[i]
 		x2 := x * x
-		// Saturated, not infinite, as in Learn.
-		G := min(row[colG]+grad2*x2, math.MaxFloat64)
+		// Saturated, not infinite, as in Learn; a NaN stays NaN, as
+		// with the builtin min.
+		G := row[colG] + grad2*x2
+		if G > math.MaxFloat64 {
+			G = math.MaxFloat64
+		}
 		row[colG] = G
 		if !(G > 0) {
 			rate[i] = 0

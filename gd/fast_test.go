@@ -24,6 +24,10 @@ func TestAdaNormMatchesGeneral(t *testing.T) {
 		{Label: 1, Weight: 0.5, Idx: []uint32{4, 1}, Val: []float64{1e200, 1}},
 		{Label: 1, Weight: 1e-300, Idx: []uint32{5}, Val: []float64{0}},
 		{Label: -1, Weight: 2, Idx: []uint32{2, 6}, Val: []float64{-7, 1e-200}},
+		// Values no parser makes, but a library caller may: the fast
+		// path reads |x| without NaN's care (the prediction is NaN first).
+		{Label: 1, Weight: 1, Idx: []uint32{1, 7}, Val: []float64{math.NaN(), 2}},
+		{Label: -1, Weight: 1, Idx: []uint32{7, 2}, Val: []float64{3, math.Inf(-1)}},
 	}
 	for i := range data {
 		if i%3 == 0 {

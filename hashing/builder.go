@@ -58,6 +58,9 @@ type Builder struct {
 	spans   []termSpan
 	seen    termSet
 
+	// The buffer of a run of short names (WordBuf, AddWords).
+	words []Word
+
 	tab    slotTable
 	aud    *auditRec // names of the features, when recording (audit.go)
 	gpos   []int32   // scratch: a namespace's features in order (ngram.go)
@@ -171,18 +174,20 @@ func (b *Builder) Feature(name []byte, value float64) {
 // (murmurWord). Names that are empty or could be all digits (VW hashes
 // those as numbers) take Feature's path.
 func (b *Builder) FeatureWord(name []byte, w uint64, value float64) {
-	if len(name) == 0 || len(name) > 8 || (!b.hashAll && name[0]-'0' <= 9) {
+	if uint(len(name)-1) > 7 || (!b.hashAll && name[0]-'0' <= 9) || b.nsDrop || b.aud != nil {
 		b.Feature(name, value)
 		return
 	}
-	if b.nsDrop {
+	h := murmurWord(w, len(name), b.nsHash)
+	// add's usual case, written out: this runs once per feature of
+	// every line.
+	v := value * b.nsScale
+	if v == 0 || v-v != 0 || len(b.h) >= b.maxFeat || b.needG {
+		b.addSlow(h, v)
 		return
 	}
-	h := murmurWord(w, len(name), b.nsHash)
-	if b.aud != nil && value*b.nsScale != 0 && len(b.h) < b.maxFeat {
-		b.aud.feature(name)
-	}
-	b.add(h, value)
+	b.h = append(b.h, h)
+	b.v = append(b.v, v)
 }
 
 // FeatureHash adds a feature whose (unmasked) hash is already known to the
@@ -199,10 +204,24 @@ func (b *Builder) FeatureHash(h uint32, value float64) {
 
 func (b *Builder) add(h uint32, value float64) {
 	v := value * b.nsScale
+	// One test for the usual case, so that add inlines into the parser's
+	// per-feature path; v-v is 0 unless v is NaN or ±Inf.
+	if v == 0 || v-v != 0 || len(b.h) >= b.maxFeat || b.needG {
+		b.addSlow(h, v)
+		return
+	}
+	b.h = append(b.h, h)
+	b.v = append(b.v, v)
+}
+
+// addSlow is add for a zero or non-finite value, a feature past the limit,
+// or a configuration that groups features by namespace (interactions,
+// n-grams): only those read count, present and g.
+func (b *Builder) addSlow(h uint32, v float64) {
 	if v == 0 {
 		return
 	}
-	if v-v != 0 { // NaN or ±Inf, in one comparison
+	if v-v != 0 {
 		b.fail(fmt.Errorf("feature value %v is not finite", v))
 		return
 	}
@@ -217,9 +236,7 @@ func (b *Builder) add(h uint32, value float64) {
 		b.present = append(b.present, c)
 	}
 	b.count[c]++
-	if b.needG {
-		b.g = append(b.g, c)
-	}
+	b.g = append(b.g, c)
 }
 
 func (b *Builder) fail(err error) {
@@ -355,35 +372,41 @@ func (b *Builder) put(slot uint32, v float64) {
 
 // putBase is put for every feature of the example, written out with the
 // table state in locals: this loop runs once per feature of every example.
+// It runs first in Finish, on an empty output that Finish made room for
+// (distinct entries), so it writes by position rather than appending; a
+// feature merges into an earlier entry exactly when it writes none, so
+// merged needs no flag of its own.
 func (b *Builder) putBase() {
 	t := &b.tab
-	ent, tmask, shift, stamp := t.ent, t.mask, t.shift, t.stamp
+	ent := t.ent
+	tmask, shift, stamp := t.mask, t.shift&31, t.stamp
 	mask := b.mask
-	idx, val := b.out.Idx, b.out.Val
-	merged := false
-	vs := b.v[:len(b.h)]
-	for i, h := range b.h {
+	hs := b.h
+	vs := b.v[:len(hs)]
+	idx := b.out.Idx[:cap(b.out.Idx)]
+	val := b.out.Val[:cap(b.out.Val)]
+	k := 0
+	for i, h := range hs {
 		slot := h & mask
-		v := vs[i]
 		j := (slot * 0x9e3779b1) >> shift
 		for {
 			e := &ent[j&tmask]
 			if e.stamp != stamp {
-				e.stamp, e.slot, e.pos = stamp, slot, uint32(len(idx))
-				idx = append(idx, slot)
-				val = append(val, v)
+				*e = slotEntry{stamp: stamp, slot: slot, pos: uint32(k)}
+				idx[k] = slot
+				val[k] = vs[i]
+				k++
 				break
 			}
 			if e.slot == slot {
-				val[e.pos] += v
-				merged = true
+				val[e.pos] += vs[i]
 				break
 			}
 			j++
 		}
 	}
-	b.out.Idx, b.out.Val = idx, val
-	b.merged = b.merged || merged
+	b.out.Idx, b.out.Val = idx[:k], val[:k]
+	b.merged = b.merged || k < len(hs)
 }
 
 // dropZeros removes entries whose merged value cancelled out exactly,

@@ -39,6 +39,14 @@ func fuzzLine(t *testing.T, line []byte, mode uint8, parse func([]byte, *hashing
 		return
 	}
 	checkExample(t, &ex, b.Config().Bits)
+	// A builder that records names takes the name-by-name path (no runs
+	// of short names handed over at once, AddWords): the same example.
+	ab, _ := hashing.NewBuilder(cfg)
+	ab.SetAudit(true)
+	var named sparse.Example
+	if err := parse(line, ab, &named); err != nil || !sameExample(&ex, &named) {
+		t.Fatalf("recording names: %v\n%+v\n%+v", err, ex, named)
+	}
 	// Parsing is deterministic, also with a builder and example that
 	// carry state from another line.
 	var again sparse.Example
@@ -62,6 +70,9 @@ func FuzzParseVW(f *testing.F) {
 		"1 mytag|f a",
 		"|ab x y |ba z :2 :3",
 		"1 |f a a:-1 b",
+		// Runs of short names longer than the builder's buffer, broken by
+		// long, empty, numeric and zero-valued names, across namespaces.
+		"1 |f " + strings.Repeat("ab cd:3 ", 200) + "a_long_name :2 17 x:0 " + strings.Repeat("e ", 300) + "|g:0.5 h i:2",
 	} {
 		f.Add([]byte(s), uint8(0))
 	}

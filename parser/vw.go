@@ -96,12 +96,17 @@ func ParseVWLine(line []byte, b *hashing.Builder, ex *sparse.Example) error {
 		} else {
 			b.Namespace(nil, 1)
 		}
-		// Features up to the next '|' or the end.
+		// Features up to the next '|' or the end. Short names are
+		// collected and handed to the builder a run at a time (AddWords):
+		// the loop then makes no call per feature.
+		q := b.WordBuf()
+		nq := 0
 		for {
 			for i < len(line) && byteClass[line[i]] == clsSpace {
 				i++
 			}
 			if i >= len(line) {
+				b.AddWords(q[:nq])
 				return b.Finish(ex)
 			}
 			if line[i] == '|' {
@@ -109,7 +114,7 @@ func ParseVWLine(line []byte, b *hashing.Builder, ex *sparse.Example) error {
 				break
 			}
 			// Most names are shorter than 8 bytes: the word loaded to
-			// find the end is then hashed as it is (FeatureWord).
+			// find the end is then hashed as it is.
 			start := i
 			var w uint64
 			short := false
@@ -124,7 +129,7 @@ func ParseVWLine(line []byte, b *hashing.Builder, ex *sparse.Example) error {
 			} else {
 				i = wordEnd(line, i)
 			}
-			name := line[start:i]
+			end := i
 			v := 1.0
 			if i < len(line) && line[i] == ':' {
 				i++
@@ -140,19 +145,29 @@ func ParseVWLine(line []byte, b *hashing.Builder, ex *sparse.Example) error {
 					var st numStatus
 					v, st = parseNumber(line[vs:i])
 					if st != numOK {
-						return fmt.Errorf("bad value %q for feature %q%s", show(line[vs:i]), show(name), why(st))
+						return fmt.Errorf("bad value %q for feature %q%s", show(line[vs:i]), show(line[start:end]), why(st))
 					}
 					if v == 0 {
 						continue
 					}
 				}
 			}
+			if short && end > start && nq < len(q) {
+				q[nq] = hashing.Word{W: w, V: v, N: end - start}
+				nq++
+				continue
+			}
+			// A long or empty name, a full buffer, or names recorded: the
+			// run so far first, to keep the input order.
+			b.AddWords(q[:nq])
+			nq = 0
 			if short {
-				b.FeatureWord(name, w, v)
+				b.FeatureWord(line[start:end], w, v)
 			} else {
-				b.Feature(name, v)
+				b.Feature(line[start:end], v)
 			}
 		}
+		b.AddWords(q[:nq])
 	}
 }
 

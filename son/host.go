@@ -25,7 +25,7 @@ func (s *Learner) Absorb(delta []float64) {
 	var wx, sq float64 // w̄·x̃ before the absorb, Σ_I w̄_j² after it
 	for k, o := range s.offs {
 		x := xt[k]
-		row := rows[o : o+1+p]
+		row := rows[o : o+1 : o+1]
 		w := row[0]
 		if pend {
 			w -= f * x
@@ -34,8 +34,8 @@ func (s *Learner) Absorb(delta []float64) {
 		w -= cb * x
 		row[0] = w
 		sq += w * w
-		addTo(row[1:], c*x, delta)
 	}
+	scatterZ(rows, s.offs, xt, c, delta)
 	s.sqI, s.sqOK = sq, true
 	if s.lz.on {
 		// y = Z·w̄ gains Σ_I (Z_j + δĝ_j)(w̄_j − cb·x̃_j) − Z_j w̄_j.

@@ -1,0 +1,88 @@
+package son
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestGatherZAddTo: gatherZ, scatterZ and the unrolled addTo give the
+// bits of the plain loops they replace (z[i] += x_k·Z_{k,i} over k in
+// order, Z_{k,i} += (c·x_k)·δ_i, y[i] += a·x[i]) for every length p of a
+// Z column up to 19 (every mix of their steps of 8, 4, 2 and 1), with
+// values spanning many magnitudes and signs so that any change in the
+// order of the sums would show.
+func TestGatherZAddTo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	val := func() float64 { return (rng.Float64() - 0.5) * math.Pow(10, float64(rng.IntN(16)-8)) }
+	for p := 0; p <= 19; p++ {
+		for _, feats := range []int{0, 1, 7, 140} {
+			stride := p + 3
+			rows := make([]float64, (feats+5)*stride)
+			for i := range rows {
+				rows[i] = val()
+			}
+			offs := make([]int, feats)
+			xt := make([]float64, feats)
+			for k := range offs {
+				offs[k] = rng.IntN(feats+5) * stride
+				xt[k] = val()
+			}
+			want := make([]float64, p)
+			for k, o := range offs {
+				for i := range want {
+					want[i] += xt[k] * rows[o+1+i]
+				}
+			}
+			got := make([]float64, p)
+			for i := range got {
+				got[i] = math.NaN() // gatherZ must write every entry
+			}
+			gatherZ(got, rows, offs, xt)
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("p=%d features=%d: gatherZ z[%d] = %v, the loop %v", p, feats, i, got[i], want[i])
+				}
+			}
+			// Distinct rows, as an example's are.
+			for k := range offs {
+				offs[k] = k * stride
+			}
+			delta := make([]float64, p)
+			for i := range delta {
+				delta[i] = val()
+			}
+			c := val()
+			wantRows := append([]float64(nil), rows...)
+			for k, o := range offs {
+				for i, d := range delta {
+					wantRows[o+1+i] += c * xt[k] * d
+				}
+			}
+			scatterZ(rows, offs, xt, c, delta)
+			for j := range rows {
+				if math.Float64bits(rows[j]) != math.Float64bits(wantRows[j]) {
+					t.Fatalf("p=%d features=%d: scatterZ rows[%d] = %v, the loop %v", p, feats, j, rows[j], wantRows[j])
+				}
+			}
+		}
+		y, x := make([]float64, p), make([]float64, p+2)
+		for i := range y {
+			y[i] = val()
+		}
+		for i := range x {
+			x[i] = val()
+		}
+		a := val()
+		want := append([]float64(nil), y...)
+		for i := range want {
+			want[i] += a * x[i]
+		}
+		addTo(y, a, x)
+		for i := range want {
+			if math.Float64bits(y[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("p=%d: addTo y[%d] = %v, the loop %v", p, i, y[i], want[i])
+			}
+		}
+	}
+}
