@@ -41,7 +41,10 @@
 // # Defaults, and where they trail AdaGrad
 //
 // τ = 20 and δ = 1 (mirror descent) or 10 (dual averaging) are Wan &
-// Zhang's (TPAMI 2022), §5.1; ε = 0 is Yang et al.'s (ICML 2025); η is ¼
+// Zhang's (TPAMI 2022), §5.1; ε = 0 is Yang et al.'s (ICML 2025), kept
+// for S-ADA and for every learner at --ada_scale paper, while FTSL and
+// FTFSL on pre-scaled features default to ε = 1 (learners.ADADefaultEpsilon:
+// dual averaging's pseudo-inverse phase); η is ¼
 // for the δ form and ½ for the escaped form (the CLI's, package
 // learners). Measured on pre-scaled features (docs/algorithms.md §19,
 // "The defaults"), no single η serves the escaped form everywhere: where
@@ -50,8 +53,9 @@
 // on the mass FD discarded, added to every direction — makes each rare
 // feature's step η·g_j/√ρ_{1:t}, far below AdaGrad's η·g_j/√(Σ g_j²),
 // and wants a large one. A relative floor κ·λ₁ on ρ_{1:t} (unit-free)
-// fixed the first at a cost to the mean accuracy over the shared sets,
-// so the defaults stay the papers'.
+// fixed the first at a cost to the mean accuracy over the shared sets;
+// the absolute ε = 1 on pre-scaled features fixes it for the two
+// dual-averaging learners at a smaller cost (docs/algorithms.md §19).
 //
 // # Sparse form
 //

@@ -268,7 +268,11 @@ func adaOptions(s *Settings) model.Options {
 		}
 		o["delta"] = FormatFloat(delta)
 	} else {
-		o["epsilon"] = FormatFloat(s.Epsilon)
+		eps := s.Epsilon
+		if !s.given("epsilon") {
+			eps = ADADefaultEpsilon(name, s.ADAScale)
+		}
+		o["epsilon"] = FormatFloat(eps)
 	}
 	if name != ADAFull {
 		o["m"] = strconv.Itoa(tau)
