@@ -208,3 +208,36 @@ func TestADAGateModels(t *testing.T) {
 		})
 	}
 }
+
+// TestDualAveragingEpsilonFloor: FTSL and FTFSL default to ε = 1 under
+// --ada_scale auto (learners.ADADefaultEpsilon). On the bundled
+// heart_scale (13 features, fewer than τ = 20, so ρ stays 0 and the
+// papers' ε = 0 takes the pseudo-inverse all run) they stay within 3
+// points of AdaGrad's test accuracy at their defaults, and fall more than
+// 3 below it with --epsilon 0: a default that drifted back would fail.
+func TestDualAveragingEpsilonFloor(t *testing.T) {
+	dir := t.TempDir()
+	train, test := filepath.Join("..", "..", "testdata", "heart_scale.train.vw.gz"), filepath.Join("..", "..", "testdata", "heart_scale.test.vw.gz")
+	labels := plain(t, "heart_scale.test.vw.gz")
+	accuracy := func(flags ...string) float64 {
+		m, p := filepath.Join(dir, "m"), filepath.Join(dir, "p")
+		mustRun(t, nil, append(append([]string{"--quiet", "--loss_function", "logistic", "-f", m}, flags...), train)...)
+		mustRun(t, nil, "--quiet", "-t", "-i", m, "-p", p, test)
+		return 100 * (1 - shardErrorRate(t, read(t, p), labels))
+	}
+	base := accuracy()
+	for _, tc := range []struct {
+		flags  []string
+		within bool
+	}{
+		{[]string{"--ftsl"}, true},
+		{[]string{"--ftfsl"}, true},
+		{[]string{"--ftsl", "--epsilon", "0"}, false},
+		{[]string{"--ftfsl", "--epsilon", "0"}, false},
+	} {
+		acc := accuracy(tc.flags...)
+		if ok := acc >= base-3; ok != tc.within {
+			t.Errorf("%v: %.2f%% against AdaGrad's %.2f%%: want within 3 points %v", tc.flags, acc, base, tc.within)
+		}
+	}
+}
