@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"runtime"
 	"strconv"
 
 	"github.com/sparseson/sparseson/learners"
@@ -92,8 +93,13 @@ func (e *Engine) setupShards() error {
 		Warmup: c.ShardWarmup,
 		Warm: func() (sparse.Learner, error) {
 			l, err := e.buildShard(s, nil, "1")
-			if o, ok := l.(*observed); ok {
-				o.warm = true
+			switch w := l.(type) {
+			case *observed:
+				w.warm = true
+			case *reduce.OAA:
+				// It runs alone: its classes may take the cores, as
+				// without shards (the same model whatever the cores).
+				w.SetCores(runtime.GOMAXPROCS(0))
 			}
 			return l, err
 		},
