@@ -1,15 +1,11 @@
 package mix_test
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -49,23 +45,11 @@ func load(t testing.TB, name, split string) []sparse.Example {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
-	var exs []sparse.Example
-	for {
-		b, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			return exs
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range b.Examples {
-			var e sparse.Example
-			e.CopyFrom(&b.Examples[i])
-			exs = append(exs, e)
-		}
-		src.Release(b)
+	exs, err := parser.ReadAll(src)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return exs
 }
 
 func cpuTime() time.Duration {
@@ -197,8 +181,9 @@ func TestBinarySetsShards(t *testing.T) {
 				acc["K=1"] += run(t, f, 1, 0, exs, test).acc / 5
 				acc["K=2"] += run(t, f, 2, 0, exs, test).acc / 5
 				acc["K=2 every 64"] += run(t, f, 2, 64, exs, test).acc / 5
-				for _, w := range warmups() {
-					acc[fmt.Sprintf("K=2 warm-up %d", w)] += runConfig(t, f.warmed(2, 0, w), exs, test).acc / 5
+				// SPARSESON_MIX_WARMUPS (comma-separated): warm-up lengths to compare.
+				for _, w := range envInts(t, "SPARSESON_MIX_WARMUPS", nil) {
+					acc[fmt.Sprintf("K=2 warm-up %d", w)] += runConfig(t, f.warmed(2, 0, int64(w)), exs, test).acc / 5
 				}
 				if f.name != "gd" {
 					acc["K=2 by examples"] += runConfig(t, averageFirst(f.config(2, 0)), exs, test).acc / 5
@@ -216,16 +201,4 @@ func TestBinarySetsShards(t *testing.T) {
 			t.Log(line)
 		}
 	}
-}
-
-// warmups are the warm-up lengths the measurements compare
-// (SPARSESON_MIX_WARMUPS, comma-separated; none by default).
-func warmups() []int64 {
-	var ws []int64
-	for _, f := range strings.Split(os.Getenv("SPARSESON_MIX_WARMUPS"), ",") {
-		if n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64); err == nil {
-			ws = append(ws, n)
-		}
-	}
-	return ws
 }

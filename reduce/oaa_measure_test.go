@@ -1,8 +1,6 @@
 package reduce
 
 import (
-	"errors"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -40,23 +38,10 @@ func TestOAABatchTimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var exs []sparse.Example
-	for {
-		b, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range b.Examples {
-			var e sparse.Example
-			e.CopyFrom(&b.Examples[i])
-			exs = append(exs, e)
-		}
-		src.Release(b)
+	exs, err := parser.ReadAll(src)
+	if err != nil {
+		t.Fatal(err)
 	}
-	src.Close()
 	cfg := gd.Config{Bits: 18, Adaptive: true, Normalized: true, Eta: 0.5, PowerT: 0.5, L1State: true}
 	facs := map[string]Factory{
 		"adagrad": func(r *model.Reader) (sparse.Learner, error) { return gd.New(cfg, loss.Logistic{}) },
