@@ -76,6 +76,9 @@ type ADA struct {
 	R    int
 	// Shrinks counts the doubled buffer's shrinks.
 	Shrinks int
+	// step, if set, replaces the per-step sketch's update (GatedADA's
+	// gated FD); the rest of a round is ADA's.
+	step func(g []float64)
 }
 
 // NewADA returns an untrained dense reference.
@@ -127,7 +130,12 @@ func (a *ADA) Learn(ex *sparse.Example) float64 {
 		gs[j] = math.Sqrt(h) * d * v
 		g[j] = h * d * v
 	}
-	fill := a.sketch(gs)
+	var fill bool
+	if a.step != nil {
+		a.step(gs)
+	} else {
+		fill = a.sketch(gs)
+	}
 	if a.Cfg.Dual {
 		for j := range g {
 			a.GBar[j] += g[j]

@@ -1,10 +1,7 @@
 package dense
 
 import (
-	"math"
-
 	"github.com/sparseson/sparseson/loss"
-	"github.com/sparseson/sparseson/sparse"
 )
 
 // GatedADA is the dense reference of package ada's gated per-step
@@ -16,7 +13,8 @@ import (
 //   - escaped form: ε·r, r = ρ_{1:t} + ΣE′_drops/τ + Eps, the escaped mass
 //     with the drops counted at FD's own rate (package ada's gate.go).
 //
-// The escaped form's preconditioner uses the same r. Tries, called once
+// The escaped form's preconditioner uses the same r; the rest of a round
+// is ADA.Learn's. Tries, called once
 // per update, says how many directions the sparse learner dropped in it
 // (FD.Tries; whether the gate is consulted depends on the factored form).
 type GatedADA struct {
@@ -38,7 +36,9 @@ func NewGatedADA(cfg ADAConfig, l loss.Loss, gate float64, tries func() int) *Ga
 	}
 	f := NewFD(cfg.Tau, cfg.D, 1, false, false)
 	f.Gate, f.Tries = gate, tries
-	return &GatedADA{ADA: NewADA(cfg, l), FD: f, Gate: gate, Gram: make([]float64, cfg.D*cfg.D)}
+	a := &GatedADA{ADA: NewADA(cfg, l), FD: f, Gate: gate, Gram: make([]float64, cfg.D*cfg.D)}
+	a.step = a.gatedStep
+	return a
 }
 
 // Limit is the gate's current bound on E′.
@@ -50,44 +50,10 @@ func (a *GatedADA) Limit() float64 {
 	return a.Gate * (a.FD.SumRho + a.DropMass/float64(a.Cfg.Tau) + a.Cfg.Eps)
 }
 
-// Learn predicts ex, then takes one round with its gradient (ADA.Learn
-// with the gated sketch).
-func (a *GatedADA) Learn(ex *sparse.Example) float64 {
-	x := a.dense(ex)
-	pred := ex.Initial + dotv(a.Weights(), x)
-	d := a.Loss.Deriv(pred, ex.Label)
-	h := ex.Weight
-	if !(h > 0) || math.IsNaN(d) || math.IsInf(d, 0) {
-		return pred
-	}
-	gs := make([]float64, len(x))
-	g := make([]float64, len(x))
-	for j, v := range x {
-		gs[j] = math.Sqrt(h) * d * v
-		g[j] = h * d * v
-	}
-	a.sketch(gs)
-	if a.Cfg.Dual {
-		for j := range g {
-			a.GBar[j] += g[j]
-		}
-		pg := a.precondition(a.GBar)
-		for j := range pg {
-			a.Beta[j] = -a.Cfg.Eta * pg[j]
-		}
-		return pred
-	}
-	pg := a.precondition(g)
-	for j := range a.Beta {
-		a.Beta[j] -= a.Cfg.Eta * pg[j]
-	}
-	return pred
-}
-
-// sketch is the gated FD step: the limit set through FD's α (FD's own
-// limit is Gate·A; A is otherwise unused by plain FD), ADA's rows and
-// escaped mass taken from FD.
-func (a *GatedADA) sketch(g []float64) {
+// gatedStep is the gated FD step, ADA.Learn's per-step sketch here: the
+// limit set through FD's α (FD's own limit is Gate·A; A is otherwise
+// unused by plain FD), ADA's rows and escaped mass taken from FD.
+func (a *GatedADA) gatedStep(g []float64) {
 	d := a.Cfg.D
 	for i, gi := range g {
 		if gi == 0 {
