@@ -69,7 +69,6 @@ type Mixer struct {
 	// before the first mix (and always with K = 1).
 	mixed   sparse.Learner
 	warm    sparse.Learner // the warm-up learner while it runs, else nil
-	off     int64          // the examples the warm-up learned: shard of example i is (i − off) mod K
 	n       int64          // examples of the stream so far
 	pending int64          // examples since the last mix
 	buf     bytes.Buffer
@@ -200,7 +199,7 @@ func (m *Mixer) LearnBatch(exs []sparse.Example, out []float64) error {
 func (m *Mixer) learnSegment(exs []sparse.Example, out []float64) {
 	start := time.Now()
 	k := m.cfg.K
-	first := int((m.n - m.off) % int64(k)) // the shard of exs[0]
+	first := m.shardOf(m.n)
 	if k == 1 || len(exs) == 1 {
 		for j := range exs {
 			out[j] = step(m.shards[(first+j)%k], &exs[j])
@@ -220,6 +219,13 @@ func (m *Mixer) learnSegment(exs []sparse.Example, out []float64) {
 	m.pending += int64(len(exs))
 	m.stats.Examples += int64(len(exs))
 	m.stats.Learn += time.Since(start)
+}
+
+// shardOf is the shard of example i of the stream (counted from 0), i at
+// or past the warm-up: the round-robin starts after the warm-up's
+// examples (with K = 1 every example is shard 0's).
+func (m *Mixer) shardOf(i int64) int {
+	return int((i - m.cfg.Warmup) % int64(m.cfg.K))
 }
 
 // learnWarm runs exs, all within the warm-up, through the warm-up
@@ -253,7 +259,7 @@ func (m *Mixer) endWarmup() error {
 		return fmt.Errorf("mix: load the warm-up state as the base: %w", err)
 	}
 	m.stats.Copy += time.Since(start)
-	m.warm, m.off, m.pending = nil, m.n, 0
+	m.warm, m.pending = nil, 0
 	return nil
 }
 
@@ -288,7 +294,7 @@ func (m *Mixer) Learn(ex *sparse.Example) float64 {
 		return p
 	}
 	k := int64(m.cfg.K)
-	p := step(m.shards[(m.n-m.off)%k], ex)
+	p := step(m.shards[m.shardOf(m.n)], ex)
 	m.n++
 	m.pending++
 	m.stats.Examples++
