@@ -44,7 +44,8 @@ func (g *GD) Merge(a *sparse.MergeArgs) error {
 		return err
 	}
 	counts := g.mergeCounters(parts, base)
-	u := unionRows(g.tab, tabs)
+	u := sparse.NewUnion(tabs...)
+	g.tab.AddRows(u)
 	mergeFeatures(u, len(parts), counts, a.Weighting == sparse.ByEvidence && g.cfg.Adaptive, func(fm *featureMerge, j int) {
 		g.mergeFeature(fm, u, j, u.Keys[j], parts, base)
 	})
@@ -75,7 +76,7 @@ func (g *GD) mergeCounters(parts []*GD, base *GD) (counts []float64) {
 	return counts
 }
 
-// mergeFeature writes the merged row j of feature j (slot key; unionRows
+// mergeFeature writes the merged row j of feature j (slot key; AddRows
 // made the row): the weight by fm's rule, Σg² summed, the scale N_j the
 // largest.
 func (g *GD) mergeFeature(fm *featureMerge, u *sparse.Union, j int, key uint32, parts []*GD, base *GD) {
@@ -112,20 +113,6 @@ func (g *GD) mergeFeature(fm *featureMerge, u *sparse.Union, j int, key uint32, 
 		rows[o+colG] = gsum
 	}
 	rows[o+colN] = nmax
-}
-
-// unionRows returns the union of the parts' slots and gives each a row of
-// the new table tab, row j for Keys[j], before the features are merged in
-// parallel (ForBlocks): a merged feature then writes only its own row, and
-// the rows are in the order a serial merge adds them.
-func unionRows(tab *sparse.Table, tabs []*sparse.Table) *sparse.Union {
-	u := sparse.NewUnion(tabs...)
-	for j, key := range u.Keys {
-		if tab.Row(key) != j {
-			panic("gd: merge into a table that is not new")
-		}
-	}
-	return u
 }
 
 // mergeFeatures calls feature for every feature j of u, on every core by
@@ -181,7 +168,8 @@ func (m *Softmax) Merge(a *sparse.MergeArgs) error {
 		return err
 	}
 	counts := m.mergeCounters(parts, base)
-	u := unionRows(m.tab, tabs)
+	u := sparse.NewUnion(tabs...)
+	m.tab.AddRows(u)
 	mergeFeatures(u, len(parts), counts, a.Weighting == sparse.ByEvidence && m.cfg.Adaptive, func(fm *featureMerge, j int) {
 		m.mergeFeature(fm, u, j, u.Keys[j], parts, base)
 	})

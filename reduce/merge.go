@@ -49,9 +49,7 @@ func (o *OAA) Merge(a *sparse.MergeArgs) error {
 	for i, p := range all {
 		tabs[i] = p.ids
 	}
-	for _, slot := range sparse.NewUnion(tabs...).Keys {
-		o.ids.Row(slot)
-	}
+	o.ids.AddRows(sparse.NewUnion(tabs...))
 	// The classes are independent learners: each is renumbered and merged
 	// on its own, on as many cores as there are, with the same result as
 	// one after the other (every class writes only its own bases).

@@ -219,6 +219,19 @@ func unionEntries(tabs []*Table) []unionEntry {
 	return es
 }
 
+// AddRows gives each key of u a row of t, row j for u.Keys[j], in that
+// order, before a merge fills the rows on several cores (ForBlocks): each
+// feature then writes only its own row, and the rows are in the order a
+// serial merge would add them. t must be the merge's new, empty table.
+func (t *Table) AddRows(u *Union) {
+	if t.Len() != 0 {
+		panic("sparse: AddRows into a table that is not new")
+	}
+	for _, key := range u.Keys {
+		t.Row(key)
+	}
+}
+
 // Row returns the row of Keys[j] in table i, or -1 if that table has none.
 func (u *Union) Row(i, j int) int { return int(u.rows[i][j]) }
 

@@ -170,3 +170,21 @@ func BenchmarkNewUnion(b *testing.B) {
 		sparse.NewUnion(tabs...)
 	}
 }
+
+// TestAddRows: row j for Keys[j], and a table that is not new refused.
+func TestAddRows(t *testing.T) {
+	u := sparse.NewUnion(table(5, 9, 1), table(9, 3))
+	dst := sparse.NewTable(8, 1)
+	dst.AddRows(u)
+	for j, k := range u.Keys {
+		if dst.Find(k) != j {
+			t.Fatalf("slot %d: row %d, want %d", k, dst.Find(k), j)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("AddRows into a table with rows did not panic")
+		}
+	}()
+	dst.AddRows(u)
+}
