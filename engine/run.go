@@ -356,6 +356,9 @@ func (e *Engine) runPass(src parser.Source, cw *parser.CacheWriter) (err error) 
 	isHoldout := func(counter int64) bool {
 		return holdoutOn && ((after == 0 && counter%period == 0) || (after > 0 && counter > after))
 	}
+	if e.shards != nil {
+		return e.runShardPass(src, cw, isHoldout)
+	}
 	var counter int64
 	for {
 		b, err := src.Next()
@@ -373,34 +376,18 @@ func (e *Engine) runPass(src parser.Source, cw *parser.CacheWriter) (err error) 
 }
 
 // runBatch runs the examples of one parser batch through the model and
-// accounts them in order; counter counts the pass's examples. Shards, or
-// one OAA model (oaaBatch), learn the batch's examples ahead of the
-// accounting; the rest learn them one at a time in process.
+// accounts them in order; counter counts the pass's examples. One OAA
+// model (oaaBatch) learns the batch's examples ahead of the accounting;
+// the rest learn them one at a time in process. (A sharded run takes
+// its own path, runShardPass.)
 func (e *Engine) runBatch(b *parser.Batch, cw *parser.CacheWriter, counter *int64, isHoldout func(int64) bool) error {
-	if e.shards != nil {
-		// The shards take the whole batch at once; it is then accounted
-		// example by example below.
-		if e.stopped.Load() {
-			return errInterrupted
-		}
-		first := *counter
-		if err := e.learnShards(b.Examples, func(k int) bool { return isHoldout(first + int64(k) + 1) }); err != nil {
-			return err
-		}
-	}
 	oaa := e.oaaBatch()
 	single := e.out
 	defer func() { e.out = single }()
 	ahead := 0 // the examples before ahead are learned (oaa)
-	j := 0
-	for k := range b.Examples {
-		if e.shards == nil && k >= ahead && e.stopped.Load() {
+	return e.eachExample(b, func(k int) error {
+		if k >= ahead && e.stopped.Load() {
 			return errInterrupted // at an example boundary
-		}
-		for ; j < len(b.Errors) && b.ErrorAt[j] <= k; j++ {
-			if err := e.badLine(&b.Errors[j]); err != nil {
-				return err
-			}
 		}
 		ex := &b.Examples[k]
 		if cw != nil {
@@ -413,25 +400,44 @@ func (e *Engine) runBatch(b *parser.Batch, cw *parser.CacheWriter, counter *int6
 		if oaa != nil && k >= ahead {
 			ahead = e.learnAhead(oaa, b.Examples, k, *counter, isHoldout)
 		}
-		var names []hashing.AuditFeature
-		if k < len(b.Names) {
-			names = b.Names[k]
-		}
-		switch {
-		case e.shards != nil:
-			e.shards.replay.v = e.shards.preds[k]
-		case k < ahead:
+		if k < ahead {
 			e.batch.replay.v = e.batch.preds[k]
 			e.out = e.batch.out
-		default:
+		} else {
 			e.out = single
 		}
-		e.process(ex, holdout, names, e.preds)
+		e.process(ex, holdout, nameAt(b, k), e.preds)
+		return nil
+	})
+}
+
+// eachExample calls fn for every example of b in order, reporting the
+// malformed lines met before each (and those after the last) in their
+// place in the input; it stops at fn's first error.
+func (e *Engine) eachExample(b *parser.Batch, fn func(k int) error) error {
+	j := 0
+	for k := range b.Examples {
+		for ; j < len(b.Errors) && b.ErrorAt[j] <= k; j++ {
+			if err := e.badLine(&b.Errors[j]); err != nil {
+				return err
+			}
+		}
+		if err := fn(k); err != nil {
+			return err
+		}
 	}
 	for ; j < len(b.Errors); j++ {
 		if err := e.badLine(&b.Errors[j]); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// nameAt is example k's features' names, if the batch recorded them.
+func nameAt(b *parser.Batch, k int) []hashing.AuditFeature {
+	if k < len(b.Names) {
+		return b.Names[k]
 	}
 	return nil
 }

@@ -23,8 +23,7 @@ type shards struct {
 	m      *mix.Mixer
 	replay *replayed
 	out    reduce.Output // the output stages over replay
-	preds  []float64     // the shards' raw predictions of a batch
-	held   []int         // the batch's holdout examples whose label is hidden
+	held   []int         // a group's holdout examples whose label is hidden
 	// lo and hi are the union of the shards' label ranges at the last
 	// mix (the engine's range before the first): the losses of the
 	// learners the merged state is loaded into start from it.
@@ -213,27 +212,27 @@ func (e *Engine) mixShards() error {
 	return nil
 }
 
-// learnShards runs a batch through the shards: the holdout examples are
-// predicted (their labels hidden for the call, so that they keep their
-// place in the round-robin split), the others learned; the predictions
-// are left in s.preds for process to account in input order.
-func (e *Engine) learnShards(exs []sparse.Example, holdout func(k int) bool) error {
+// learnShards runs a group of examples through the shards: the holdout
+// examples are predicted (their labels hidden for the call, so that they
+// keep their place in the round-robin split), the others learned; preds
+// receives every example's progressive prediction, for process to
+// account in input order. It runs on a goroutine of its own while the
+// engine accounts the group before (runShardPass): it touches nothing
+// but the Mixer, the shards and exs.
+func (e *Engine) learnShards(exs []sparse.Example, preds []float64, holdout func(k int) bool) error {
 	s := e.shards
-	if cap(s.preds) < len(exs) {
-		s.preds = make([]float64, len(exs))
-	}
-	s.preds = s.preds[:len(exs)]
-	s.held = s.held[:0]
+	held := s.held[:0]
 	for k := range exs {
 		if exs[k].HasLabel && holdout(k) {
 			exs[k].HasLabel = false
-			s.held = append(s.held, k)
+			held = append(held, k)
 		}
 	}
-	err := s.m.LearnBatch(exs, s.preds)
-	for _, k := range s.held {
+	err := s.m.LearnBatch(exs, preds)
+	for _, k := range held {
 		exs[k].HasLabel = true
 	}
+	s.held = held
 	return err
 }
 
