@@ -67,7 +67,11 @@ type Mixer struct {
 	shards []sparse.Learner
 	// mixed is the last merged state, the base of the next round; nil
 	// before the first mix (and always with K = 1).
-	mixed   sparse.Learner
+	mixed sparse.Learner
+	// stale: the shards have not yet been restarted from mixed. The copy
+	// waits until they next learn, so that the mix at the end of a run,
+	// which nothing learns after, costs no copies.
+	stale   bool
 	warm    sparse.Learner // the warm-up learner while it runs, else nil
 	n       int64          // examples of the stream so far
 	pending int64          // examples since the last mix
@@ -180,6 +184,9 @@ func (m *Mixer) LearnBatch(exs []sparse.Example, out []float64) error {
 		}
 	}
 	for len(exs) > 0 {
+		if err := m.restart(); err != nil {
+			return err
+		}
 		n := len(exs)
 		if e := m.cfg.Every; e > 0 && m.cfg.K > 1 {
 			n = int(min(int64(n), e-m.n%e))
@@ -294,6 +301,9 @@ func (m *Mixer) Learn(ex *sparse.Example) float64 {
 		return p
 	}
 	k := int64(m.cfg.K)
+	if err := m.restart(); err != nil && m.failed == nil {
+		m.failed = err
+	}
 	p := step(m.shards[m.shardOf(m.n)], ex)
 	m.n++
 	m.pending++
@@ -307,7 +317,8 @@ func (m *Mixer) Learn(ex *sparse.Example) float64 {
 }
 
 // Mix merges the K shards now, with the last merged state as the base
-// (iterative parameter mixing), and restarts every shard from the merge.
+// (iterative parameter mixing); every shard restarts from the merge
+// before it learns again.
 // It does nothing with K = 1 or when no example came since the last mix,
 // so a pass end that falls on a mixing point mixes once.
 func (m *Mixer) Mix() error {
@@ -335,14 +346,24 @@ func (m *Mixer) Mix() error {
 		return fmt.Errorf("mix: round %d after %d examples: %w", round+1, m.n, err)
 	}
 	m.stats.Merge += time.Since(start)
-	start = time.Now()
-	if err := m.copyInto(t); err != nil {
-		return err
-	}
-	m.stats.Copy += time.Since(start)
-	m.mixed = t
+	m.mixed, m.stale = t, true
 	m.pending = 0
 	m.stats.Mixes++
+	return nil
+}
+
+// restart makes every shard a copy of the last mix if they have not
+// learned since it (Mix leaves the copy to the shards' next example).
+func (m *Mixer) restart() error {
+	if !m.stale {
+		return nil
+	}
+	start := time.Now()
+	if err := m.copyInto(m.mixed); err != nil {
+		return err
+	}
+	m.stale = false
+	m.stats.Copy += time.Since(start)
 	return nil
 }
 
