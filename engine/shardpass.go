@@ -23,7 +23,8 @@ import (
 // (at least minGroupExamples in all): enough that the barrier at a
 // group's end and the shards' uneven shares of it are small against the
 // learning.
-const (
+// (Variables so that tests can cut groups of one batch.)
+var (
 	shardGroupExamples = 256
 	minGroupExamples   = 1024
 	// maxGroupBatches bounds a group's parser batches, and so the memory
