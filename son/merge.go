@@ -140,7 +140,12 @@ type mergeWork struct {
 	evid, raw []float64   // per part: the feature's evidence and weight
 	kept      []float64   // per part: its weight, or the base's
 	c         []float64   // one stacked column (len n)
+	lo, hi    []int       // c's segments of the parts that hold the feature
 	wb        []float64   // the base's [w̄_j, Z_j]
+	// Pass 1's columns that span the whole stack wait in cs[:nq] to be
+	// added to G four at a time (linalg.SyrUpper4); c is cs[nq].
+	cs [4][]float64
+	nq int
 	// The block's sums: pass 1's per-part energies and Gram matrix (n×n),
 	// pass 2's ‖w̄‖², Z·w̄ and ZZᵀ (r×r).
 	own, in, eOwn, eIn []float64
@@ -153,7 +158,11 @@ type mergeWork struct {
 // Gram matrix.
 func (m *merge) newWork(sums int) *mergeWork {
 	k, pw := m.k, 1+m.s.pmax
-	w := &mergeWork{wz: make([][]float64, k), rowOf: make([]int, k), c: make([]float64, m.n)}
+	w := &mergeWork{wz: make([][]float64, k), rowOf: make([]int, k), lo: make([]int, 0, k), hi: make([]int, 0, k)}
+	for q := range w.cs {
+		w.cs[q] = make([]float64, m.n)
+	}
+	w.c = w.cs[0]
 	for i := range w.wz {
 		w.wz[i] = make([]float64, pw)
 	}
@@ -164,6 +173,14 @@ func (m *merge) newWork(sums int) *mergeWork {
 	}
 	w.G = make([]float64, sums)
 	return w
+}
+
+// addQueued adds the columns waiting in cs[:nq] to G, in order.
+func (w *mergeWork) addQueued() {
+	for _, c := range w.cs[:w.nq] {
+		linalg.SyrUpper(w.G, c)
+	}
+	w.nq = 0
 }
 
 // addSums adds the blocks' sums in block order into dst (dst = the first
@@ -305,15 +322,22 @@ func (m *merge) load(w *mergeWork, j int) {
 }
 
 // column writes the stacked, converted sketch column of feature j into
-// w.c (len n); load(j) must have run. With acc, it adds each part's energy
-// in this column before (own) and after (in) the conversion.
+// w.c (len n), zero outside the segments w.lo/w.hi of the parts that hold
+// the feature; load(j) must have run. With acc, it adds each part's
+// energy in this column before (own) and after (in) the conversion.
 func (m *merge) column(w *mergeWork, j int, acc bool) {
 	c := w.c
 	clear(c)
+	w.lo, w.hi = w.lo[:0], w.hi[:0]
 	for i, p := range m.parts {
 		r := w.rowOf[i]
 		if r < 0 || m.qs[i] == 0 {
 			continue
+		}
+		if s := len(w.hi); s > 0 && w.hi[s-1] == m.offs[i] {
+			w.hi[s-1] += m.qs[i] // one segment for adjacent parts
+		} else {
+			w.lo, w.hi = append(w.lo, m.offs[i]), append(w.hi, m.offs[i]+m.qs[i])
 		}
 		f := m.unit[i]
 		if m.diag {
@@ -417,9 +441,19 @@ func (m *merge) weights() {
 			if n == 0 {
 				continue
 			}
+			w.c = w.cs[w.nq]
 			m.column(w, j, true)
-			linalg.SyrUpper(w.G, w.c)
+			if len(w.lo) == 1 && w.lo[0] == 0 && w.hi[0] == n {
+				if w.nq++; w.nq == len(w.cs) {
+					linalg.SyrUpper4(w.G, w.cs[0], w.cs[1], w.cs[2], w.cs[3])
+					w.nq = 0
+				}
+				continue
+			}
+			w.addQueued() // G's terms stay in feature order
+			linalg.SyrUpperSegments(w.G, w.c, w.lo, w.hi)
 		}
+		w.addQueued()
 		blocks[b] = w
 	})
 	addSums(m.G, blocks, func(w *mergeWork) []float64 { return w.G })
