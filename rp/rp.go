@@ -113,7 +113,10 @@ type Sketch struct {
 	src *rand.PCG
 	rng *rand.Rand
 
-	N, H   []float64
+	N, H   []float64 // H: N⁻¹ unless factored (then only the initial, loaded or merged one)
+	L      []float64 // factored: N's Cholesky factor (lower triangle) when lok
+	dinv   []float64 // factored: 1/L_ii
+	lok    bool
 	alpha  float64 // α (Config.Alpha unless the SON core sets it)
 	capt   float64 // Σ_t ĝ_tᵀS_{t−1}ᵀH_{t−1}S_{t−1}ĝ_t (Captured)
 	k2     float64 // ‖N − αI‖_F ≥ ‖Z‖₂²
@@ -146,8 +149,8 @@ func New(cfg Config) (*Sketch, error) {
 	vec := func() []float64 { return make([]float64, m) }
 	s := &Sketch{
 		cfg: cfg, m: m, sd: 1 / math.Sqrt(float64(m)), alpha: cfg.Alpha,
-		N: make([]float64, m*m), H: make([]float64, m*m),
-		r: vec(), q: vec(), a: vec(), ha: vec(), hr: vec(), e: vec(), f: vec(),
+		N: make([]float64, m*m), H: make([]float64, m*m), L: make([]float64, m*m),
+		r: vec(), q: vec(), a: vec(), ha: vec(), hr: vec(), e: vec(), f: vec(), dinv: vec(),
 		w1: make([]float64, m*m), w2: make([]float64, m*m), w3: make([]float64, m*m),
 	}
 	s.src = rand.NewPCG(cfg.Seed, Stream)
@@ -174,6 +177,10 @@ func (s *Sketch) Config() Config { return s.cfg }
 // model saved again after loading differ from the file it came from.
 func (s *Sketch) SetAlpha(a float64) {
 	if a == s.alpha || !(a > 0) || math.IsInf(a, 0) {
+		return
+	}
+	if s.factored() {
+		s.shiftFactored(a)
 		return
 	}
 	m := s.m
@@ -223,32 +230,13 @@ func (s *Sketch) inRowSpace(z []float64) float64 {
 	if !(eps > 0) {
 		return 0
 	}
-	L := s.w1
-	copy(L, s.N)
-	for i := 0; i < m; i++ {
-		L[i*m+i] += eps - s.alpha
-	}
-	for j := 0; j < m; j++ {
-		lj := L[j*m : j*m+j]
-		d := L[j*m+j] - linalg.Dot(lj, lj)
-		if !(d > 0) || !linalg.IsFinite(d) {
-			return 0
-		}
-		ljj := math.Sqrt(d)
-		L[j*m+j] = ljj
-		for i := j + 1; i < m; i++ {
-			L[i*m+j] = (L[i*m+j] - linalg.Dot(L[i*m:i*m+j], lj)) / ljj
-		}
+	if !cholesky(s.w1, s.N, m, eps-s.alpha) {
+		return 0
 	}
 	// zᵀ(LLᵀ)⁻¹z = ‖L⁻¹z‖².
 	y := s.e
-	var v float64
-	for i := 0; i < m; i++ {
-		yi := (z[i] - linalg.Dot(L[i*m:i*m+i], y[:i])) / L[i*m+i]
-		y[i] = yi
-		v += yi * yi
-	}
-	return v
+	forward(y, s.w1, z, m)
+	return linalg.Dot(y, y)
 }
 
 // Rank implements sparse.Sketch: m once S ≠ 0.
@@ -264,7 +252,11 @@ func (s *Sketch) LastR() []float64 { return append([]float64(nil), s.r...) }
 
 // MulM implements sparse.Sketch: dst = H·z (nothing while Z has no rows).
 func (s *Sketch) MulM(dst, z []float64) {
-	if s.p > 0 {
+	switch {
+	case s.p == 0:
+	case s.factored():
+		s.mulFactored(dst, z)
+	default:
 		s.mulH(dst, z)
 	}
 }
@@ -388,7 +380,11 @@ func (s *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	// 2×2 system is not sane; on the Cholesky path N' and H' are formed in
 	// scratch and committed together only if N' is positive definite.
 	useW := !s.cfg.Cholesky && (s.cfg.Refresh < 0 || s.since+1 < s.cfg.Refresh)
-	if useW && s.woodbury(c, st.Z, kap) {
+	if s.factored() {
+		if !s.updateFactored(c, st.Z, kap) {
+			return
+		}
+	} else if useW && s.woodbury(c, st.Z, kap) {
 		s.since++
 		addQRTo(s.N, q, r, m)
 	} else {
@@ -438,18 +434,7 @@ func (s *Sketch) Update(st *sparse.Step, h sparse.Host) {
 func (s *Sketch) woodbury(c float64, z []float64, kap float64) bool {
 	m := s.m
 	r, a, ha, hr := s.r, s.a, s.ha, s.hr
-	for i := range a {
-		if s.p > 0 {
-			a[i] = c * z[i]
-		} else {
-			a[i] = 0
-		}
-	}
-	shift := kap
-	if s.qform { // test-only: docs/algorithms.md's U = [q r], C = [[0,1],[1,0]]
-		copy(a, s.q)
-		shift = 0
-	}
+	shift := s.rank2Basis(c, z, kap)
 	// Ha and Hr in one pass over H, and the three quadratic forms.
 	var aha, rhr, ahr float64
 	for i := 0; i < m; i++ {
@@ -497,6 +482,25 @@ func (s *Sketch) woodbury(c float64, z []float64, kap float64) bool {
 	return true
 }
 
+// rank2Basis sets s.a to the first column of woodbury's U = [a r] and
+// returns the κ that C⁻¹ subtracts from K₁₁ (0 in the test-only [q r]
+// basis).
+func (s *Sketch) rank2Basis(c float64, z []float64, kap float64) float64 {
+	a := s.a
+	for i := range a {
+		if s.p > 0 {
+			a[i] = c * z[i]
+		} else {
+			a[i] = 0
+		}
+	}
+	if s.qform { // test-only: docs/algorithms.md's U = [q r], C = [[0,1],[1,0]]
+		copy(a, s.q)
+		return 0
+	}
+	return kap
+}
+
 // addQRTo applies N ← N + qrᵀ + rqᵀ (exactly symmetric: both triangles
 // get the same two products).
 func addQRTo(N, q, r []float64, m int) {
@@ -522,24 +526,49 @@ func (s *Sketch) norms() (k2, nmax float64) {
 	return max(k2, 0), nmax
 }
 
-// cholInverse sets H = A⁻¹ for a symmetric positive definite A (m×m,
-// row-major) via A = LLᵀ, X = L⁻¹, H = XᵀX, using w (m×m) as scratch. It
-// reports false if A is not numerically positive definite (H may then hold
-// garbage; callers pass a scratch H and commit on success).
-func cholInverse(H, A, w []float64, m int) bool {
-	L := w
-	copy(L, A)
+// cholesky sets the lower triangle of L (m×m, row-major) to the Cholesky
+// factor of A + shift·I and reports whether that matrix is numerically
+// positive definite (L then holds garbage). The upper triangle of L is not
+// touched; A and L must not overlap. Each entry is the left-looking
+// formula, (A_ij − Σ_{k<j} L_ik L_jk)/L_jj, with the sum in k order: at
+// m = 10 a third faster than the right-looking (outer-product) order,
+// whose inner loops are independent axpys but cost more in Go's slice
+// handling. cholInverse and the factored form share it.
+func cholesky(L, A []float64, m int, shift float64) bool {
+	L, A = L[:m*m], A[:m*m]
 	for j := 0; j < m; j++ {
 		lj := L[j*m : j*m+j]
-		d := L[j*m+j] - linalg.Dot(lj, lj)
+		d := A[j*m+j] + shift - linalg.Dot(lj, lj)
 		if !(d > 0) || !linalg.IsFinite(d) {
 			return false
 		}
 		ljj := math.Sqrt(d)
 		L[j*m+j] = ljj
 		for i := j + 1; i < m; i++ {
-			L[i*m+j] = (L[i*m+j] - linalg.Dot(L[i*m:i*m+j], lj)) / ljj
+			li := L[i*m : i*m+j]
+			L[i*m+j] = (A[i*m+j] - linalg.Dot(li, lj)) / ljj
 		}
+	}
+	return true
+}
+
+// forward sets y = L⁻¹b for the lower-triangular L (m×m, row-major):
+// y_i = (b_i − Σ_{k<i} L_ik y_k)/L_ii. y and b may be the same slice.
+func forward(y, L, b []float64, m int) {
+	y, b = y[:m], b[:m]
+	for i := range y {
+		y[i] = (b[i] - linalg.Dot(L[i*m:i*m+i], y[:i])) / L[i*m+i]
+	}
+}
+
+// cholInverse sets H = A⁻¹ for a symmetric positive definite A (m×m,
+// row-major) via A = LLᵀ, X = L⁻¹, H = XᵀX, using w (m×m) as scratch. It
+// reports false if A is not numerically positive definite (H may then hold
+// garbage; callers pass a scratch H and commit on success).
+func cholInverse(H, A, w []float64, m int) bool {
+	L := w
+	if !cholesky(L, A, m, 0) {
+		return false
 	}
 	// X = L⁻¹ (lower triangular) into H, column by column by forward
 	// substitution: X_jj = 1/L_jj, X_ij = −(Σ_{j≤k<i} L_ik X_kj)/L_ii.
@@ -580,12 +609,23 @@ func cholInverse(H, A, w []float64, m int) bool {
 
 // Residual returns ‖HN − I‖_max, the drift of H from N⁻¹ (O(m³);
 // diagnostics and tests).
+// In the factored form H is what MulM applies, the two triangular solves;
+// +Inf if N is not numerically positive definite.
 func (s *Sketch) Residual() float64 {
 	m := s.m
 	var worst float64
-	for i := 0; i < m; i++ {
-		for j := 0; j < m; j++ {
-			v := linalg.Dot(s.H[i*m:i*m+m], col(s.N, j, m))
+	hn := make([]float64, m)
+	for j := 0; j < m; j++ {
+		c := col(s.N, j, m)
+		if s.factored() {
+			if !s.factor() {
+				return math.Inf(1)
+			}
+			cholSolve(hn, s.L, s.dinv, c, m)
+		} else {
+			s.mulH(hn, c)
+		}
+		for i, v := range hn {
 			if i == j {
 				v--
 			}
@@ -603,9 +643,22 @@ func col(A []float64, j, m int) []float64 {
 	return c
 }
 
-// NH returns copies of N and H (m×m, row-major).
+// NH returns copies of N and H (m×m, row-major); in the factored form H is
+// N⁻¹ by Cholesky (savedH).
 func (s *Sketch) NH() (N, H []float64) {
-	return append([]float64(nil), s.N...), append([]float64(nil), s.H...)
+	return append([]float64(nil), s.N...), append([]float64(nil), s.savedH()...)
+}
+
+// savedH is the H a model file holds: in the factored form N⁻¹ by
+// Cholesky, or the last explicit H if N is not numerically positive
+// definite (the file's layout predates the factored form).
+func (s *Sketch) savedH() []float64 {
+	if s.factored() {
+		if h := s.factoredH(); h != nil {
+			return h
+		}
+	}
+	return s.H
 }
 
 // Save implements sparse.Sketch: counters, N, H and the generator state.
@@ -618,7 +671,7 @@ func (s *Sketch) Save(w *model.Writer) {
 	w.Uint64(uint64(s.skips))
 	w.Uint64(uint64(s.fallbk))
 	w.Float64s(s.N)
-	w.Float64s(s.H)
+	w.Float64s(s.savedH())
 	w.Float64(s.alpha)
 	w.Float64(s.capt)
 	st, err := s.src.MarshalBinary()
@@ -664,6 +717,7 @@ func (s *Sketch) Load(r *model.Reader) error {
 	s.since, s.chols, s.skips, s.fallbk = int(since), int(chols), int(skips), int(fallbk)
 	copy(s.N, N)
 	copy(s.H, H)
+	s.lok = false
 	s.alpha, s.capt = alpha, capt
 	s.k2, s.nmax = s.norms()
 	return nil
