@@ -306,3 +306,88 @@ func BenchmarkRank2Sane(b *testing.B) {
 		})
 	}
 }
+
+// TestFactoredShift: in the factored form SetAlpha moves N's diagonal and
+// MulM applies the shifted N's inverse (against gonum); a shift that leaves
+// N not positive definite is refused (α and N unchanged, MulM still the
+// old N's inverse), and where N itself cannot be factored MulM is 0.
+func TestFactoredShift(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 10))
+	m := 6
+	v := randVec(rng, m)
+	for _, tc := range []struct {
+		name     string
+		k        float64 // N = 0.1·spd (eigenvalues 0.1…1) + k·vvᵀ, α = 1
+		a        float64
+		applied  bool
+		singular bool
+	}{
+		{"up", 1, 3.5, true, false},
+		{"down", 1, 0.95, true, false},
+		// N − αI is not the positive semi-definite K of a real sketch
+		// here: a shift by −0.5 makes N indefinite.
+		{"refused", 1, 0.5, false, false},
+		// cond(N) ≈ 1e21: no factor, before or after the shift.
+		{"singular", 1e20, 3, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := New(Config{M: m, Alpha: 1, HostAlpha: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			K := spd(rng, m, 10)
+			for i := 0; i < m; i++ {
+				for j := 0; j < m; j++ {
+					s.N[i*m+j] = 0.1*K[i*m+j] + tc.k*v[i]*v[j]
+				}
+			}
+			s.p = m
+			before := append([]float64(nil), s.N...)
+			s.SetAlpha(tc.a)
+			wantN := append([]float64(nil), before...)
+			wantA := 1.0
+			if tc.applied {
+				wantA = tc.a
+				for i := 0; i < m; i++ {
+					wantN[i*m+i] += tc.a - 1
+				}
+			}
+			if s.Alpha() != wantA {
+				t.Fatalf("α = %v, want %v", s.Alpha(), wantA)
+			}
+			for i := range wantN {
+				if s.N[i] != wantN[i] {
+					t.Fatalf("N[%d] = %v, want %v", i, s.N[i], wantN[i])
+				}
+			}
+			z := randVec(rng, m)
+			got := make([]float64, m)
+			for i := range got {
+				got[i] = math.NaN()
+			}
+			s.MulM(got, z)
+			if tc.singular {
+				for i, g := range got {
+					if g != 0 {
+						t.Fatalf("MulM[%d] = %v without a factor, want 0", i, g)
+					}
+				}
+				return
+			}
+			var ch mat.Cholesky
+			if !ch.Factorize(shifted(wantN, m, 0)) {
+				t.Fatal("gonum refused N")
+			}
+			var want mat.VecDense
+			if err := ch.SolveVecTo(&want, mat.NewVecDense(m, z)); err != nil {
+				t.Fatal(err)
+			}
+			tol := 1e-14 * ch.Cond() * mat.Norm(&want, math.Inf(1))
+			for i := range got {
+				if d := math.Abs(got[i] - want.AtVec(i)); !(d <= tol) {
+					t.Fatalf("MulM[%d] = %v, gonum %v", i, got[i], want.AtVec(i))
+				}
+			}
+		})
+	}
+}

@@ -29,6 +29,20 @@
 // Config.Refresh updates, which bounds the drift ‖HN − I‖. Per example the
 // sketch costs O(ms) for the absorb plus O(m²) (Woodbury) or O(m³).
 //
+// When the SON core sets α every round (Config.HostAlpha, its scaled-space
+// form, docs/algorithms.md §13), N moves by a shift (α' − α)I as well,
+// which is not low-rank: an explicit H had to be re-inverted every round
+// (about m³/2 multiply-adds), and the Woodbury update in between was
+// overwritten unused. That form keeps N's Cholesky factor instead
+// (factor.go): one factorisation per shift (m³/6), H·z by two triangular
+// solves (m²), and the update's check that N stays positive definite as
+// Woodbury's 2×2 determinant computed from the factor (m²); the refresh has
+// nothing to bound there, as H is never accumulated. The same H to
+// rounding: on news20 (one pass, -m 10) the test loss and error are those
+// of the explicit form to six digits. The paper form (fixed α) keeps the
+// explicit H, and its models their bits. Captured's zᵀ(K + εI)⁻¹z is a
+// second factorisation per update in both forms.
+//
 // The paper allows α = 0 (a pseudo-inverse, its Appendix D) for exact
 // invariance; that variant is untested (docs/algorithms.md §10), so α > 0 is
 // required.
@@ -50,7 +64,10 @@
 // entries beyond 1e250, or whose N is not numerically positive definite on
 // the Cholesky path, is skipped (S unchanged, r_t consumed); a Woodbury
 // step whose 2×2 system is not sane (det ≥ 0, non-finite) falls back to
-// Cholesky. None fires on well-scaled data.
+// Cholesky. None fires on well-scaled data. In the factored form a shift
+// that leaves N not numerically positive definite is not made (α stays),
+// and should N's factor still fail, MulM returns 0 (the round's step
+// ignores the sketch) rather than garbage.
 package rp
 
 import (
