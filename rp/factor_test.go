@@ -200,6 +200,45 @@ func TestCholInverse(t *testing.T) {
 	}
 }
 
+// TestCholesky2Bits: cholesky2's two factors are those of two cholesky
+// calls, to the bit (the second on A + s1·I formed first), so that
+// Captured does not depend on which path factored K + εI; both refuse
+// what either call refuses.
+func TestCholesky2Bits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	for _, tc := range []struct {
+		m      int
+		s1, s2 float64
+		ok     bool
+	}{
+		{1, 0.5, -0.3, true}, {4, 1e-3, 2, true}, {10, 0.37, -0.9, true}, {33, 3, -2.5, true},
+		{10, -1.5, 0.1, false}, // A + s1·I indefinite
+		{10, 0.5, -2, false},   // the second indefinite
+	} {
+		m := tc.m
+		A := spd(rng, m, 100) // eigenvalues 1…100
+		B := append([]float64(nil), A...)
+		for i := 0; i < m; i++ {
+			B[i*m+i] += tc.s1
+		}
+		L1, L2, M1, M2 := make([]float64, m*m), make([]float64, m*m), make([]float64, m*m), make([]float64, m*m)
+		ok := cholesky(L1, A, m, tc.s1) && cholesky(L2, B, m, tc.s2)
+		if got := cholesky2(M1, M2, A, m, tc.s1, tc.s2); got != ok || ok != tc.ok {
+			t.Fatalf("m = %d, s = %v, %v: cholesky2 %v, cholesky %v, want %v", m, tc.s1, tc.s2, got, ok, tc.ok)
+		}
+		if !ok {
+			continue
+		}
+		for i := 0; i < m; i++ {
+			for j := 0; j <= i; j++ {
+				if k := i*m + j; M1[k] != L1[k] || M2[k] != L2[k] {
+					t.Fatalf("m = %d [%d,%d]: cholesky2 %v %v, cholesky %v %v", m, i, j, M1[k], M2[k], L1[k], L2[k])
+				}
+			}
+		}
+	}
+}
+
 // TestRank2Sane: the Woodbury determinant test from the factor decides
 // positive definiteness of N + a rᵀ + r aᵀ + κ r rᵀ as gonum's Cholesky of
 // the updated matrix does, on random updates either side of the boundary
@@ -253,21 +292,29 @@ func TestRank2Sane(t *testing.T) {
 	}
 }
 
-// BenchmarkCholesky: the factor of one SetAlpha and one Captured
-// (inRowSpace) per example (factorInto adds the reciprocals).
+// BenchmarkCholesky: the factors of one round in the factored form, N's
+// (for SetAlpha) and K + εI's (for Captured): "twice" as two cholesky
+// calls, "fused" as SetAlpha makes them, by cholesky2.
 func BenchmarkCholesky(b *testing.B) {
 	for _, m := range []int{5, 10, 20, 50} {
 		A := spd(rand.New(rand.NewPCG(1, 1)), m, 1e3)
-		for _, k := range kernelSets(m) {
-			b.Run(fmt.Sprintf("%s/m=%d", k.name, m), func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					if !k.factor(A, m, 0.5) {
-						b.Fatal("refused")
-					}
+		L1, L2 := make([]float64, m*m), make([]float64, m*m)
+		b.Run(fmt.Sprintf("twice/m=%d", m), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if !cholesky(L1, A, m, 0.5) || !cholesky(L2, A, m, 0.1) {
+					b.Fatal("refused")
 				}
-			})
-		}
+			}
+		})
+		b.Run(fmt.Sprintf("fused/m=%d", m), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if !cholesky2(L1, L2, A, m, 0.5, -0.4) {
+					b.Fatal("refused")
+				}
+			}
+		})
 	}
 }
 

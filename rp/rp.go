@@ -134,6 +134,8 @@ type Sketch struct {
 	L      []float64 // factored: N's Cholesky factor (lower triangle) when lok
 	dinv   []float64 // factored: 1/L_ii
 	lok    bool
+	L2     []float64 // factored: K + εI's factor (inRowSpace) when l2ok
+	l2ok   bool
 	alpha  float64 // α (Config.Alpha unless the SON core sets it)
 	capt   float64 // Σ_t ĝ_tᵀS_{t−1}ᵀH_{t−1}S_{t−1}ĝ_t (Captured)
 	k2     float64 // ‖N − αI‖_F ≥ ‖Z‖₂²
@@ -166,7 +168,7 @@ func New(cfg Config) (*Sketch, error) {
 	vec := func() []float64 { return make([]float64, m) }
 	s := &Sketch{
 		cfg: cfg, m: m, sd: 1 / math.Sqrt(float64(m)), alpha: cfg.Alpha,
-		N: make([]float64, m*m), H: make([]float64, m*m), L: make([]float64, m*m),
+		N: make([]float64, m*m), H: make([]float64, m*m), L: make([]float64, m*m), L2: make([]float64, m*m),
 		r: vec(), q: vec(), a: vec(), ha: vec(), hr: vec(), e: vec(), f: vec(), dinv: vec(),
 		w1: make([]float64, m*m), w2: make([]float64, m*m), w3: make([]float64, m*m),
 	}
@@ -237,23 +239,35 @@ const captureEps = 1e-1
 // ε = captureEps·tr(K)/m: ‖P x̃‖² with P the projector on Z's row space,
 // softened for K's weak directions. O(m³/3) by Cholesky; 0 if K + εI is
 // not numerically positive definite.
+//
+// In the factored form SetAlpha factors K + εI in the same pass as N
+// (cholesky2): its factor is then L2, the bits this would compute.
 func (s *Sketch) inRowSpace(z []float64) float64 {
 	m := s.m
-	var tr float64
-	for i := 0; i < m; i++ {
-		tr += s.N[i*m+i] - s.alpha
-	}
-	eps := captureEps * tr / float64(m)
-	if !(eps > 0) {
-		return 0
-	}
-	if !cholesky(s.w1, s.N, m, eps-s.alpha) {
-		return 0
+	L := s.L2
+	if !s.l2ok {
+		shift, ok := s.captureShift(0, s.alpha)
+		if !ok || !cholesky(s.w1, s.N, m, shift) {
+			return 0
+		}
+		L = s.w1
 	}
 	// zᵀ(LLᵀ)⁻¹z = ‖L⁻¹z‖².
 	y := s.e
-	forward(y, s.w1, z, m)
+	forward(y, L, z, m)
 	return linalg.Dot(y, y)
+}
+
+// captureShift returns inRowSpace's ε − α' for N' = N + dI and α' = a,
+// the shift that makes N' into K + εI, and whether ε > 0.
+func (s *Sketch) captureShift(d, a float64) (float64, bool) {
+	m := s.m
+	var tr float64
+	for i := 0; i < m; i++ {
+		tr += (s.N[i*m+i] + d) - a
+	}
+	eps := captureEps * tr / float64(m)
+	return eps - a, eps > 0
 }
 
 // Rank implements sparse.Sketch: m once S ≠ 0.
@@ -369,6 +383,7 @@ func (s *Sketch) Update(st *sparse.Step, h sparse.Host) {
 			s.capt = min(s.capt+v, math.MaxFloat64)
 		}
 	}
+	s.l2ok = false // N changes below, or the next Update is for a new round
 	// q = c·z + (κ/2)·r with z = Z_{t−1}x̃ (zero before the first row).
 	q := s.q
 	half := kap / 2
@@ -734,7 +749,7 @@ func (s *Sketch) Load(r *model.Reader) error {
 	s.since, s.chols, s.skips, s.fallbk = int(since), int(chols), int(skips), int(fallbk)
 	copy(s.N, N)
 	copy(s.H, H)
-	s.lok = false
+	s.lok, s.l2ok = false, false
 	s.alpha, s.capt = alpha, capt
 	s.k2, s.nmax = s.norms()
 	return nil
