@@ -40,8 +40,9 @@
 // nothing to bound there, as H is never accumulated. The same H to
 // rounding: on news20 (one pass, -m 10) the test loss and error are those
 // of the explicit form to six digits. The paper form (fixed α) keeps the
-// explicit H, and its models their bits. Captured's zᵀ(K + εI)⁻¹z is a
-// second factorisation per update in both forms.
+// explicit H, and its models their bits. Captured's zᵀ(K + εI)⁻¹z needs a
+// factorisation of the same N under another shift; the factored form's
+// SetAlpha makes both in one pass (cholesky2).
 //
 // The paper allows α = 0 (a pseudo-inverse, its Appendix D) for exact
 // invariance; that variant is untested (docs/algorithms.md §10), so α > 0 is
