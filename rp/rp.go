@@ -91,14 +91,18 @@ type Config struct {
 	Alpha float64 // α of A_t = αI + SᵀS; must be > 0
 	Seed  uint64  // seeds the r_t stream (--random_seed)
 	// Cholesky recomputes H = N⁻¹ by a Cholesky factorisation on every
-	// update (O(m³)) instead of the O(m²) Woodbury update.
+	// update (O(m³)) instead of the O(m²) Woodbury update; with HostAlpha,
+	// it factors the updated N instead of checking it by Woodbury's
+	// determinant.
 	Cholesky bool
 	// HostAlpha: the SON core sets α every round (SetAlpha; the scaled-
-	// space form), so a saved α need not equal Alpha.
+	// space form), so a saved α need not equal Alpha, and H is kept as
+	// N's Cholesky factor (factor.go).
 	HostAlpha bool
 	// Refresh: on the Woodbury path, every Refresh-th update computes H by
 	// Cholesky instead, which resets the accumulated drift of H from N⁻¹.
-	// 0 means DefaultRefresh; a negative value never refreshes.
+	// 0 means DefaultRefresh; a negative value never refreshes. The
+	// factored form (HostAlpha) accumulates nothing and ignores it.
 	Refresh int
 }
 
