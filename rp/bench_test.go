@@ -70,9 +70,9 @@ func BenchmarkBits(b *testing.B) {
 // BenchmarkVsOja: RP-SON against Oja-SON at m = 10 on the same stream
 // (pre-scaling, C = ∞, logistic loss), so that the two differ only in the
 // sketch: "scaled" is the CLI's default form (α from the data, set every
-// round: RP refactors N per example, O(m³/6) twice with Captured), "paper"
-// the paper's with α = 2 and η_t = 1/√t (RP's H by two rank-one Woodbury
-// updates, O(m²)). They share the core's O(ms) work. Compare them in
+// round: RP factors N and Captured's K + εI per example in one pass, about
+// m³/3 multiply-adds), "paper" the paper's with α = 2 and η_t = 1/√t (RP's
+// H by two rank-one Woodbury updates, O(m²)). They share the core's O(ms) work. Compare them in
 // separate processes, alternating (-bench 'VsOja/scaled/rp$', then
 // 'VsOja/scaled/oja$'): on a shared machine differences below about 5 %
 // are noise.
