@@ -67,27 +67,35 @@ func BenchmarkBits(b *testing.B) {
 	}
 }
 
-// BenchmarkVsOja: RP-SON against Oja-SON at m = 10 with the CLI's defaults
-// for both (pre-scaling, α = 2, C = ∞, η_t = 1/√t, logistic loss) on the
-// same stream, so that the two differ only in the sketch. They share the
-// core's O(ms) work; the sketch's own part is O(m²) for RP (two rank-one
-// Woodbury updates) against Oja's O(m²) decomposition plus its re-basing
-// checks. Compare them in separate processes, alternating (-bench
-// 'VsOja/rp$', then 'VsOja/oja$'): on a shared machine differences below
-// about 5 % are noise.
+// BenchmarkVsOja: RP-SON against Oja-SON at m = 10 on the same stream
+// (pre-scaling, C = ∞, logistic loss), so that the two differ only in the
+// sketch: "scaled" is the CLI's default form (α from the data, set every
+// round: RP factors N and Captured's K + εI per example in one pass, about
+// m³/3 multiply-adds), "paper" the paper's with α = 2 and η_t = 1/√t (RP's
+// H by two rank-one Woodbury updates, O(m²)). They share the core's O(ms) work. Compare them in
+// separate processes, alternating (-bench 'VsOja/scaled/rp$', then
+// 'VsOja/scaled/oja$'): on a shared machine differences below about 5 %
+// are noise.
 func BenchmarkVsOja(b *testing.B) {
-	mk := map[string]func() (sparse.Sketch, error){
-		"oja": func() (sparse.Sketch, error) { return oja.New(oja.Config{M: 10, Alpha: 2, Rate: 1}) },
-		"rp":  func() (sparse.Sketch, error) { return New(Config{M: 10, Alpha: 2, Seed: 1}) },
-	}
-	for _, name := range []string{"oja", "rp"} {
-		b.Run(name, func(b *testing.B) {
-			sk, err := mk[name]()
-			if err != nil {
-				b.Fatal(err)
-			}
-			data := dense.News(18)
-			dense.Time(b, warmSON(b, son.Config{Bits: 18, C: math.Inf(1), Eta0: 1, Diag: true}, sk, data), data)
-		})
+	for _, form := range []string{"scaled", "paper"} {
+		scaled := form == "scaled"
+		mk := map[string]func() (sparse.Sketch, error){
+			"oja": func() (sparse.Sketch, error) { return oja.New(oja.Config{M: 10, Alpha: 2, Rate: 1}) },
+			"rp":  func() (sparse.Sketch, error) { return New(Config{M: 10, Alpha: 2, Seed: 1, HostAlpha: scaled}) },
+		}
+		cfg := son.Config{Bits: 18, C: math.Inf(1), Eta0: 1, Diag: true}
+		if scaled {
+			cfg = son.Config{Bits: 18, C: math.Inf(1), Diag: true, Scaled: true, Rate: son.DefaultRate, Total: 1}
+		}
+		for _, name := range []string{"oja", "rp"} {
+			b.Run(form+"/"+name, func(b *testing.B) {
+				sk, err := mk[name]()
+				if err != nil {
+					b.Fatal(err)
+				}
+				data := dense.News(18)
+				dense.Time(b, warmSON(b, cfg, sk, data), data)
+			})
+		}
 	}
 }

@@ -133,6 +133,7 @@ func (s *Sketch) setMerged(gram []float64, r int) error {
 			s.N[i*m+j] = v
 		}
 	}
+	s.lok, s.l2ok = false, false
 	if !cholInverse(s.H, s.N, s.w2, m) {
 		return errors.New("rp: merge: αI + SSᵀ of the merged sketch is not positive definite")
 	}

@@ -29,6 +29,21 @@
 // Config.Refresh updates, which bounds the drift ‖HN − I‖. Per example the
 // sketch costs O(ms) for the absorb plus O(m²) (Woodbury) or O(m³).
 //
+// When the SON core sets α every round (Config.HostAlpha, its scaled-space
+// form, docs/algorithms.md §13), N moves by a shift (α' − α)I as well,
+// which is not low-rank: an explicit H had to be re-inverted every round
+// (about m³/2 multiply-adds), and the Woodbury update in between was
+// overwritten unused. That form keeps N's Cholesky factor instead
+// (factor.go): one factorisation per shift (m³/6), H·z by two triangular
+// solves (m²), and the update's check that N stays positive definite as
+// Woodbury's 2×2 determinant computed from the factor (m²); the refresh has
+// nothing to bound there, as H is never accumulated. The same H to
+// rounding: on news20 (one pass, -m 10) the test loss and error are those
+// of the explicit form to six digits. The paper form (fixed α) keeps the
+// explicit H, and its models their bits. Captured's zᵀ(K + εI)⁻¹z needs a
+// factorisation of the same N under another shift; the factored form's
+// SetAlpha makes both in one pass (cholesky2).
+//
 // The paper allows α = 0 (a pseudo-inverse, its Appendix D) for exact
 // invariance; that variant is untested (docs/algorithms.md §10), so α > 0 is
 // required.
@@ -50,7 +65,10 @@
 // entries beyond 1e250, or whose N is not numerically positive definite on
 // the Cholesky path, is skipped (S unchanged, r_t consumed); a Woodbury
 // step whose 2×2 system is not sane (det ≥ 0, non-finite) falls back to
-// Cholesky. None fires on well-scaled data.
+// Cholesky. None fires on well-scaled data. In the factored form a shift
+// that leaves N not numerically positive definite is not made (α stays),
+// and should N's factor still fail, MulM returns 0 (the round's step
+// ignores the sketch) rather than garbage.
 package rp
 
 import (
@@ -73,14 +91,18 @@ type Config struct {
 	Alpha float64 // α of A_t = αI + SᵀS; must be > 0
 	Seed  uint64  // seeds the r_t stream (--random_seed)
 	// Cholesky recomputes H = N⁻¹ by a Cholesky factorisation on every
-	// update (O(m³)) instead of the O(m²) Woodbury update.
+	// update (O(m³)) instead of the O(m²) Woodbury update; with HostAlpha,
+	// it factors the updated N instead of checking it by Woodbury's
+	// determinant.
 	Cholesky bool
 	// HostAlpha: the SON core sets α every round (SetAlpha; the scaled-
-	// space form), so a saved α need not equal Alpha.
+	// space form), so a saved α need not equal Alpha, and H is kept as
+	// N's Cholesky factor (factor.go).
 	HostAlpha bool
 	// Refresh: on the Woodbury path, every Refresh-th update computes H by
 	// Cholesky instead, which resets the accumulated drift of H from N⁻¹.
-	// 0 means DefaultRefresh; a negative value never refreshes.
+	// 0 means DefaultRefresh; a negative value never refreshes. The
+	// factored form (HostAlpha) accumulates nothing and ignores it.
 	Refresh int
 }
 
@@ -113,7 +135,12 @@ type Sketch struct {
 	src *rand.PCG
 	rng *rand.Rand
 
-	N, H   []float64
+	N, H   []float64 // H: N⁻¹ unless factored (then only the initial, loaded or merged one)
+	L      []float64 // factored: N's Cholesky factor (lower triangle) when lok
+	dinv   []float64 // factored: 1/L_ii
+	lok    bool
+	L2     []float64 // factored: K + εI's factor (inRowSpace) when l2ok
+	l2ok   bool
 	alpha  float64 // α (Config.Alpha unless the SON core sets it)
 	capt   float64 // Σ_t ĝ_tᵀS_{t−1}ᵀH_{t−1}S_{t−1}ĝ_t (Captured)
 	k2     float64 // ‖N − αI‖_F ≥ ‖Z‖₂²
@@ -146,8 +173,8 @@ func New(cfg Config) (*Sketch, error) {
 	vec := func() []float64 { return make([]float64, m) }
 	s := &Sketch{
 		cfg: cfg, m: m, sd: 1 / math.Sqrt(float64(m)), alpha: cfg.Alpha,
-		N: make([]float64, m*m), H: make([]float64, m*m),
-		r: vec(), q: vec(), a: vec(), ha: vec(), hr: vec(), e: vec(), f: vec(),
+		N: make([]float64, m*m), H: make([]float64, m*m), L: make([]float64, m*m), L2: make([]float64, m*m),
+		r: vec(), q: vec(), a: vec(), ha: vec(), hr: vec(), e: vec(), f: vec(), dinv: vec(),
 		w1: make([]float64, m*m), w2: make([]float64, m*m), w3: make([]float64, m*m),
 	}
 	s.src = rand.NewPCG(cfg.Seed, Stream)
@@ -174,6 +201,10 @@ func (s *Sketch) Config() Config { return s.cfg }
 // model saved again after loading differ from the file it came from.
 func (s *Sketch) SetAlpha(a float64) {
 	if a == s.alpha || !(a > 0) || math.IsInf(a, 0) {
+		return
+	}
+	if s.factored() {
+		s.shiftFactored(a)
 		return
 	}
 	m := s.m
@@ -213,42 +244,35 @@ const captureEps = 1e-1
 // ε = captureEps·tr(K)/m: ‖P x̃‖² with P the projector on Z's row space,
 // softened for K's weak directions. O(m³/3) by Cholesky; 0 if K + εI is
 // not numerically positive definite.
+//
+// In the factored form SetAlpha factors K + εI in the same pass as N
+// (cholesky2): its factor is then L2, the bits this would compute.
 func (s *Sketch) inRowSpace(z []float64) float64 {
 	m := s.m
-	var tr float64
-	for i := 0; i < m; i++ {
-		tr += s.N[i*m+i] - s.alpha
-	}
-	eps := captureEps * tr / float64(m)
-	if !(eps > 0) {
-		return 0
-	}
-	L := s.w1
-	copy(L, s.N)
-	for i := 0; i < m; i++ {
-		L[i*m+i] += eps - s.alpha
-	}
-	for j := 0; j < m; j++ {
-		lj := L[j*m : j*m+j]
-		d := L[j*m+j] - linalg.Dot(lj, lj)
-		if !(d > 0) || !linalg.IsFinite(d) {
+	L := s.L2
+	if !s.l2ok {
+		shift, ok := s.captureShift(0, s.alpha)
+		if !ok || !cholesky(s.w1, s.N, m, shift) {
 			return 0
 		}
-		ljj := math.Sqrt(d)
-		L[j*m+j] = ljj
-		for i := j + 1; i < m; i++ {
-			L[i*m+j] = (L[i*m+j] - linalg.Dot(L[i*m:i*m+j], lj)) / ljj
-		}
+		L = s.w1
 	}
 	// zᵀ(LLᵀ)⁻¹z = ‖L⁻¹z‖².
 	y := s.e
-	var v float64
+	forward(y, L, z, m)
+	return linalg.Dot(y, y)
+}
+
+// captureShift returns inRowSpace's ε − α' for N' = N + dI and α' = a,
+// the shift that makes N' into K + εI, and whether ε > 0.
+func (s *Sketch) captureShift(d, a float64) (float64, bool) {
+	m := s.m
+	var tr float64
 	for i := 0; i < m; i++ {
-		yi := (z[i] - linalg.Dot(L[i*m:i*m+i], y[:i])) / L[i*m+i]
-		y[i] = yi
-		v += yi * yi
+		tr += (s.N[i*m+i] + d) - a
 	}
-	return v
+	eps := captureEps * tr / float64(m)
+	return eps - a, eps > 0
 }
 
 // Rank implements sparse.Sketch: m once S ≠ 0.
@@ -264,7 +288,11 @@ func (s *Sketch) LastR() []float64 { return append([]float64(nil), s.r...) }
 
 // MulM implements sparse.Sketch: dst = H·z (nothing while Z has no rows).
 func (s *Sketch) MulM(dst, z []float64) {
-	if s.p > 0 {
+	switch {
+	case s.p == 0:
+	case s.factored():
+		s.mulFactored(dst, z)
+	default:
 		s.mulH(dst, z)
 	}
 }
@@ -360,6 +388,7 @@ func (s *Sketch) Update(st *sparse.Step, h sparse.Host) {
 			s.capt = min(s.capt+v, math.MaxFloat64)
 		}
 	}
+	s.l2ok = false // N changes below, or the next Update is for a new round
 	// q = c·z + (κ/2)·r with z = Z_{t−1}x̃ (zero before the first row).
 	q := s.q
 	half := kap / 2
@@ -388,7 +417,11 @@ func (s *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	// 2×2 system is not sane; on the Cholesky path N' and H' are formed in
 	// scratch and committed together only if N' is positive definite.
 	useW := !s.cfg.Cholesky && (s.cfg.Refresh < 0 || s.since+1 < s.cfg.Refresh)
-	if useW && s.woodbury(c, st.Z, kap) {
+	if s.factored() {
+		if !s.updateFactored(c, st.Z, kap) {
+			return
+		}
+	} else if useW && s.woodbury(c, st.Z, kap) {
 		s.since++
 		addQRTo(s.N, q, r, m)
 	} else {
@@ -438,18 +471,7 @@ func (s *Sketch) Update(st *sparse.Step, h sparse.Host) {
 func (s *Sketch) woodbury(c float64, z []float64, kap float64) bool {
 	m := s.m
 	r, a, ha, hr := s.r, s.a, s.ha, s.hr
-	for i := range a {
-		if s.p > 0 {
-			a[i] = c * z[i]
-		} else {
-			a[i] = 0
-		}
-	}
-	shift := kap
-	if s.qform { // test-only: docs/algorithms.md's U = [q r], C = [[0,1],[1,0]]
-		copy(a, s.q)
-		shift = 0
-	}
+	shift := s.rank2Basis(c, z, kap)
 	// Ha and Hr in one pass over H, and the three quadratic forms.
 	var aha, rhr, ahr float64
 	for i := 0; i < m; i++ {
@@ -497,6 +519,25 @@ func (s *Sketch) woodbury(c float64, z []float64, kap float64) bool {
 	return true
 }
 
+// rank2Basis sets s.a to the first column of woodbury's U = [a r] and
+// returns the κ that C⁻¹ subtracts from K₁₁ (0 in the test-only [q r]
+// basis).
+func (s *Sketch) rank2Basis(c float64, z []float64, kap float64) float64 {
+	a := s.a
+	for i := range a {
+		if s.p > 0 {
+			a[i] = c * z[i]
+		} else {
+			a[i] = 0
+		}
+	}
+	if s.qform { // test-only: docs/algorithms.md's U = [q r], C = [[0,1],[1,0]]
+		copy(a, s.q)
+		return 0
+	}
+	return kap
+}
+
 // addQRTo applies N ← N + qrᵀ + rqᵀ (exactly symmetric: both triangles
 // get the same two products).
 func addQRTo(N, q, r []float64, m int) {
@@ -522,24 +563,49 @@ func (s *Sketch) norms() (k2, nmax float64) {
 	return max(k2, 0), nmax
 }
 
-// cholInverse sets H = A⁻¹ for a symmetric positive definite A (m×m,
-// row-major) via A = LLᵀ, X = L⁻¹, H = XᵀX, using w (m×m) as scratch. It
-// reports false if A is not numerically positive definite (H may then hold
-// garbage; callers pass a scratch H and commit on success).
-func cholInverse(H, A, w []float64, m int) bool {
-	L := w
-	copy(L, A)
+// cholesky sets the lower triangle of L (m×m, row-major) to the Cholesky
+// factor of A + shift·I and reports whether that matrix is numerically
+// positive definite (L then holds garbage). The upper triangle of L is not
+// touched; A and L must not overlap. Each entry is the left-looking
+// formula, (A_ij − Σ_{k<j} L_ik L_jk)/L_jj, with the sum in k order: at
+// m = 10 a third faster than the right-looking (outer-product) order,
+// whose inner loops are independent axpys but cost more in Go's slice
+// handling. cholInverse and the factored form share it.
+func cholesky(L, A []float64, m int, shift float64) bool {
+	L, A = L[:m*m], A[:m*m]
 	for j := 0; j < m; j++ {
 		lj := L[j*m : j*m+j]
-		d := L[j*m+j] - linalg.Dot(lj, lj)
+		d := A[j*m+j] + shift - linalg.Dot(lj, lj)
 		if !(d > 0) || !linalg.IsFinite(d) {
 			return false
 		}
 		ljj := math.Sqrt(d)
 		L[j*m+j] = ljj
 		for i := j + 1; i < m; i++ {
-			L[i*m+j] = (L[i*m+j] - linalg.Dot(L[i*m:i*m+j], lj)) / ljj
+			li := L[i*m : i*m+j]
+			L[i*m+j] = (A[i*m+j] - linalg.Dot(li, lj)) / ljj
 		}
+	}
+	return true
+}
+
+// forward sets y = L⁻¹b for the lower-triangular L (m×m, row-major):
+// y_i = (b_i − Σ_{k<i} L_ik y_k)/L_ii. y and b may be the same slice.
+func forward(y, L, b []float64, m int) {
+	y, b = y[:m], b[:m]
+	for i := range y {
+		y[i] = (b[i] - linalg.Dot(L[i*m:i*m+i], y[:i])) / L[i*m+i]
+	}
+}
+
+// cholInverse sets H = A⁻¹ for a symmetric positive definite A (m×m,
+// row-major) via A = LLᵀ, X = L⁻¹, H = XᵀX, using w (m×m) as scratch. It
+// reports false if A is not numerically positive definite (H may then hold
+// garbage; callers pass a scratch H and commit on success).
+func cholInverse(H, A, w []float64, m int) bool {
+	L := w
+	if !cholesky(L, A, m, 0) {
+		return false
 	}
 	// X = L⁻¹ (lower triangular) into H, column by column by forward
 	// substitution: X_jj = 1/L_jj, X_ij = −(Σ_{j≤k<i} L_ik X_kj)/L_ii.
@@ -580,12 +646,23 @@ func cholInverse(H, A, w []float64, m int) bool {
 
 // Residual returns ‖HN − I‖_max, the drift of H from N⁻¹ (O(m³);
 // diagnostics and tests).
+// In the factored form H is what MulM applies, the two triangular solves;
+// +Inf if N is not numerically positive definite.
 func (s *Sketch) Residual() float64 {
 	m := s.m
 	var worst float64
-	for i := 0; i < m; i++ {
-		for j := 0; j < m; j++ {
-			v := linalg.Dot(s.H[i*m:i*m+m], col(s.N, j, m))
+	hn := make([]float64, m)
+	for j := 0; j < m; j++ {
+		c := col(s.N, j, m)
+		if s.factored() {
+			if !s.factor() {
+				return math.Inf(1)
+			}
+			cholSolve(hn, s.L, s.dinv, c, m)
+		} else {
+			s.mulH(hn, c)
+		}
+		for i, v := range hn {
 			if i == j {
 				v--
 			}
@@ -603,9 +680,22 @@ func col(A []float64, j, m int) []float64 {
 	return c
 }
 
-// NH returns copies of N and H (m×m, row-major).
+// NH returns copies of N and H (m×m, row-major); in the factored form H is
+// N⁻¹ by Cholesky (savedH).
 func (s *Sketch) NH() (N, H []float64) {
-	return append([]float64(nil), s.N...), append([]float64(nil), s.H...)
+	return append([]float64(nil), s.N...), append([]float64(nil), s.savedH()...)
+}
+
+// savedH is the H a model file holds: in the factored form N⁻¹ by
+// Cholesky, or the last explicit H if N is not numerically positive
+// definite (the file's layout predates the factored form).
+func (s *Sketch) savedH() []float64 {
+	if s.factored() {
+		if h := s.factoredH(); h != nil {
+			return h
+		}
+	}
+	return s.H
 }
 
 // Save implements sparse.Sketch: counters, N, H and the generator state.
@@ -618,7 +708,7 @@ func (s *Sketch) Save(w *model.Writer) {
 	w.Uint64(uint64(s.skips))
 	w.Uint64(uint64(s.fallbk))
 	w.Float64s(s.N)
-	w.Float64s(s.H)
+	w.Float64s(s.savedH())
 	w.Float64(s.alpha)
 	w.Float64(s.capt)
 	st, err := s.src.MarshalBinary()
@@ -664,6 +754,7 @@ func (s *Sketch) Load(r *model.Reader) error {
 	s.since, s.chols, s.skips, s.fallbk = int(since), int(chols), int(skips), int(fallbk)
 	copy(s.N, N)
 	copy(s.H, H)
+	s.lok, s.l2ok = false, false
 	s.alpha, s.capt = alpha, capt
 	s.k2, s.nmax = s.norms()
 	return nil

@@ -73,6 +73,20 @@ func TestScaledMatchesDense(t *testing.T) {
 						if got, want := sk.Captured(), dn.Sk.Captured(); math.Abs(got-want) > 1e-9*want {
 							t.Errorf("captured energy: sparse %v dense %v", got, want)
 						}
+						// Well-scaled streams: the factored form's O(m²)
+						// check accepts every update (none falls back to a
+						// factorisation), and with Cholesky every update is
+						// one.
+						if sk.Fallbacks() != 0 || sk.Skipped() != 0 {
+							t.Errorf("%d fallbacks, %d skipped updates", sk.Fallbacks(), sk.Skipped())
+						}
+						want := 0.0
+						if chol {
+							want = sk.T()
+						}
+						if float64(sk.Cholesky()) != want {
+							t.Errorf("%d updates by Cholesky of %v", sk.Cholesky(), sk.T())
+						}
 						t.Logf("max rel %.2e (sensitivity %.2e), α₀ = %.4g, captured %.4g", worst, sens, sp.Alpha0(), sk.Captured())
 					})
 				}
