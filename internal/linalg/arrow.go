@@ -97,6 +97,7 @@ type arrowEig struct {
 	sig    []float64 // λ_j = sig[j] + tau[j]
 	tau    []float64
 	zh     []float64 // ẑ
+	xv     []float64 // vectors' ẑ_i/delta of one root
 	col    []int     // output column of root j / of deflated pair
 	dcol   []int
 	iters  int // secular iterations of the last call (for tests)
@@ -131,7 +132,7 @@ func newArrowEig(n int) *arrowEig {
 		rot:   make([]givens, 0, n),
 		delta: make([]float64, (n+1)*n),
 		sig:   make([]float64, n+1), tau: make([]float64, n+1),
-		zh:  make([]float64, n),
+		zh: make([]float64, n), xv: make([]float64, n),
 		col: make([]int, n+1), dcol: make([]int, n),
 	}
 }
@@ -222,18 +223,22 @@ func (a *arrowEig) vectors(u []float64, n, r, nd int) bool {
 			break
 		}
 		row := a.delta[j*r : j*r+r]
+		xs := a.xv[:r]
 		s := 1.0
 		for i, dl := range row {
 			x := a.zh[i] / dl
+			xs[i] = x
 			s += x * x
 		}
 		nrm := 1 / math.Sqrt(s)
 		if !IsFinite(nrm) || nrm == 0 {
 			return false
 		}
-		// x_i = ẑ_i/(λ_j − p_i) = −ẑ_i/delta.
-		for i, dl := range row {
-			u[a.kept[i]*N+c] = -a.zh[i] / dl * nrm
+		// x_i = ẑ_i/(λ_j − p_i) = −ẑ_i/delta, the quotient of the norm's
+		// loop negated: IEEE division rounds symmetrically, so this is
+		// the bits of dividing −ẑ_i again (one division per entry fewer).
+		for i, x := range xs {
+			u[a.kept[i]*N+c] = -x * nrm
 		}
 		u[n*N+c] = nrm
 	}
