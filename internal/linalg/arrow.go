@@ -223,10 +223,10 @@ func (a *arrowEig) vectors(u []float64, n, r, nd int) bool {
 			break
 		}
 		row := a.delta[j*r : j*r+r]
-		xs := a.xv[:r]
+		xs, zh := a.xv[:r], a.zh[:r]
 		s := 1.0
 		for i, dl := range row {
-			x := a.zh[i] / dl
+			x := zh[i] / dl
 			xs[i] = x
 			s += x * x
 		}
@@ -237,8 +237,8 @@ func (a *arrowEig) vectors(u []float64, n, r, nd int) bool {
 		// x_i = ẑ_i/(λ_j − p_i) = −ẑ_i/delta, the quotient of the norm's
 		// loop negated: IEEE division rounds symmetrically, so this is
 		// the bits of dividing −ẑ_i again (one division per entry fewer).
-		for i, x := range xs {
-			u[a.kept[i]*N+c] = -x * nrm
+		for i, k := range a.kept[:r] {
+			u[k*N+c] = -xs[i] * nrm
 		}
 		u[n*N+c] = nrm
 	}
@@ -319,17 +319,24 @@ const eps = 0x1p-53
 // right ones (φ'), and a bound on the rounding error of f.
 func (a *arrowEig) secular(r, j int, sigma, sk, tau float64, dl []float64) (f, dpsi, dphi, err float64) {
 	var psi, phi, run float64
+	// Local slices of one length: the compiler then keeps them in
+	// registers and drops the bounds checks, which a.p[i] and a.z[i]
+	// reloaded after every store to dl (the arrowhead's largest cost).
+	p, z := a.p[:r], a.z[:r]
+	dl = dl[:r]
 	for i := 0; i < j; i++ {
-		dl[i] = (a.p[i] - sigma) - tau
-		t := a.z[i] / dl[i]
-		psi += a.z[i] * t
+		d := (p[i] - sigma) - tau
+		dl[i] = d
+		t := z[i] / d
+		psi += z[i] * t
 		dpsi += t * t
 		run += math.Abs(psi)
 	}
 	for i := r - 1; i >= j; i-- {
-		dl[i] = (a.p[i] - sigma) - tau
-		t := a.z[i] / dl[i]
-		phi += a.z[i] * t
+		d := (p[i] - sigma) - tau
+		dl[i] = d
+		t := z[i] / d
+		phi += z[i] * t
 		dphi += t * t
 		run += phi
 	}
@@ -554,21 +561,23 @@ func pickRoot(A, B, C, lo, hi float64) float64 {
 // checks ‖G − Ĝ‖_F ≤ certTol (G scaled to largest entry 1).
 func (a *arrowEig) certify(r int, kap float64) bool {
 	var e2 float64
+	p, z, zh := a.p[:r], a.z[:r], a.zh[:r]
+	delta := a.delta[:(r+1)*r]
 	for i := 0; i < r; i++ {
-		pi := a.p[i]
+		pi := p[i]
 		// p_i − λ_i > 0 and λ_{i+1} − p_i > 0: the roots either side.
-		prod := a.delta[i*r+i] * -a.delta[(i+1)*r+i]
+		prod := delta[i*r+i] * -delta[(i+1)*r+i]
 		for k := 0; k < i; k++ {
-			prod *= a.delta[k*r+i] / (pi - a.p[k])
+			prod *= delta[k*r+i] / (pi - p[k])
 		}
 		for k := i + 1; k < r; k++ {
-			prod *= -a.delta[(k+1)*r+i] / (a.p[k] - pi)
+			prod *= -delta[(k+1)*r+i] / (p[k] - pi)
 		}
 		if !(prod > 0) || !IsFinite(prod) {
 			return false
 		}
-		a.zh[i] = math.Copysign(math.Sqrt(prod), a.z[i])
-		dz := a.zh[i] - a.z[i]
+		zh[i] = math.Copysign(math.Sqrt(prod), z[i])
+		dz := zh[i] - z[i]
 		e2 += 2 * dz * dz
 	}
 	// κ̂ = Σλ_j − Σp_i.
