@@ -33,7 +33,9 @@ var blasImpl gonum.Implementation
 // never O(d). A refresh costs O(p·p_g) per stale feature of an example.
 // The ring holds at most LazyRing generations; when it is full, every
 // stale row is brought up to date at once (a flush), so the eager cost is
-// paid once per LazyRing events instead of once per event.
+// paid once per LazyRing events instead of once per event. An example's
+// stale rows are found in the loop that touches its rows' cache lines
+// (resolveZ), so that the stamps' misses overlap the rows'.
 //
 // In exact arithmetic the deferred and the eager forms are the same model;
 // in floating point the composite maps round differently from a sequence
