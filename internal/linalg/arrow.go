@@ -409,9 +409,11 @@ func (a *arrowEig) roots(r int, kap float64) bool {
 // the one with ‖z‖² for all terms.
 func (a *arrowEig) edgeBound(r, e int, sk, zz float64, below bool) float64 {
 	var rest float64
+	p, z := a.p[:r], a.z[:r]
+	pe := p[e]
 	for i := 0; i < r; i++ {
 		if i != e {
-			rest += a.z[i] * a.z[i] / (a.p[i] - a.p[e])
+			rest += z[i] * z[i] / (p[i] - pe)
 		}
 	}
 	ze := a.z[e] * a.z[e]
@@ -482,8 +484,9 @@ func (a *arrowEig) root(r, j int, sigma, sk, tau, lo, hi float64, dl []float64) 
 			// (relative to the distance to the origin pole) the next one
 			// would be below rounding. Take it without evaluating f again
 			// (the certificate checks the result).
+			p := a.p[:len(dl)]
 			for i := range dl {
-				dl[i] = (a.p[i] - sigma) - t
+				dl[i] = (p[i] - sigma) - t
 			}
 			a.sig[j], a.tau[j] = sigma, t
 			return true
