@@ -123,25 +123,33 @@ func (s *Sketch) formFa(keep int) {
 		col, inv := s.cols[i], s.finv[i]
 		row := s.fa[i*fs : i*fs+p]
 		clear(row)
-		// Two rows of C per pass over row (axpy2): the same sums in the
-		// same order as one axpy per row, with half the loads and stores.
-		// (Four rows of F_a per pass over C took 6% fewer instructions
-		// on news20 at m = 10 but no less time in a microbenchmark.)
-		pend := -1
+		// Four rows of C per pass over row (axpy4, then axpy2 and axpy
+		// for the rest): the same sums in the same order as one axpy per
+		// row, with a quarter of the loads and stores.
+		var pj [3]int
+		np := 0
 		for j := 0; j < q; j++ {
 			w := U[j*g+col]
 			if w == 0 {
 				continue
 			}
-			if pend < 0 {
-				pend = j
+			if np < 3 {
+				pj[np] = j
+				np++
 				continue
 			}
-			linalg.Axpy2(U[pend*g+col]*inv, s.C[pend*pm:pend*pm+p], w*inv, s.C[j*pm:j*pm+p], row)
-			pend = -1
+			j0, j1, j2 := pj[0], pj[1], pj[2]
+			linalg.Axpy4(U[j0*g+col]*inv, s.C[j0*pm:j0*pm+p], U[j1*g+col]*inv, s.C[j1*pm:j1*pm+p],
+				U[j2*g+col]*inv, s.C[j2*pm:j2*pm+p], w*inv, s.C[j*pm:j*pm+p], row)
+			np = 0
 		}
-		if pend >= 0 {
-			linalg.Axpy(U[pend*g+col]*inv, s.C[pend*pm:pend*pm+p], row)
+		if np >= 2 {
+			j0, j1 := pj[0], pj[1]
+			linalg.Axpy2(U[j0*g+col]*inv, s.C[j0*pm:j0*pm+p], U[j1*g+col]*inv, s.C[j1*pm:j1*pm+p], row)
+		}
+		if np == 1 || np == 3 {
+			j0 := pj[np-1]
+			linalg.Axpy(U[j0*g+col]*inv, s.C[j0*pm:j0*pm+p], row)
 		}
 		if !s.zeroG {
 			s.fa[i*fs+p] = s.fext[i]

@@ -86,3 +86,23 @@ func TestGatherZAddTo(t *testing.T) {
 		}
 	}
 }
+
+// TestRowOf: the multiply that replaced the stamp check's division gives
+// o/stride for every stride a learner can have (1 + p_max, plus 2 with
+// pre-scaling) and for offsets up to far beyond any table (2⁴⁰ rows),
+// the table's first and last rows included.
+func TestRowOf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 4))
+	for stride := 1; stride <= 260; stride++ {
+		s := &Learner{stride: stride, rowMul: rowMultiplier(stride)}
+		rows := []int{0, 1, 2, stride - 1, 1 << 20, 1<<40 - 1}
+		for range 200 {
+			rows = append(rows, rng.IntN(1<<40))
+		}
+		for _, r := range rows {
+			if got := s.rowOf(r * stride); got != r {
+				t.Fatalf("stride %d: rowOf(%d) = %d, want %d", stride, r*stride, got, r)
+			}
+		}
+	}
+}

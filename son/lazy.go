@@ -33,7 +33,9 @@ var blasImpl gonum.Implementation
 // never O(d). A refresh costs O(p·p_g) per stale feature of an example.
 // The ring holds at most LazyRing generations; when it is full, every
 // stale row is brought up to date at once (a flush), so the eager cost is
-// paid once per LazyRing events instead of once per event.
+// paid once per LazyRing events instead of once per event. An example's
+// stale rows are found in the loop that touches its rows' cache lines
+// (resolveZ), so that the stamps' misses overlap the rows'.
 //
 // In exact arithmetic the deferred and the eager forms are the same model;
 // in floating point the composite maps round differently from a sequence
@@ -87,6 +89,7 @@ type lazyZ struct {
 	ld, used  int
 	tmp       []float64
 	touch     float64 // see resolve
+	stale     []int   // resolveZ's stale rows of the example (scratch)
 
 	steps, flushes, refreshes int64
 }
@@ -170,19 +173,31 @@ func (s *Learner) current(r int) {
 	}
 }
 
-// refreshRow brings table row r up to date (it must be stale).
+// refreshRow brings table row r up to date (it must be stale): apply's
+// product written back over the row, in one function (the refreshes are
+// the gated FD's largest cost beside the shrink itself).
 func (s *Learner) refreshRow(r int) {
 	l := &s.lz
 	e := l.entry(l.stamp[r])
 	o := r * s.stride
-	rows := s.tab.Rows
-	col := rows[o+1 : o+1+s.pmax]
-	out := l.tmp[:1+e.rows]
-	n := l.apply(e, col, out)
-	rows[o] += out[0]
-	copy(col, out[1:])
-	if n > e.rows {
-		clear(col[e.rows:n])
+	row := s.tab.Rows[o : o+1+s.pmax : o+1+s.pmax] // w̄_j, then Z's column
+	nr := e.rows
+	n := e.p
+	for n > 0 && row[n] == 0 {
+		n--
+	}
+	if n == 0 {
+		// [β; M]·0: what apply's cleared output adds and copies.
+		row[0] += 0
+		clear(row[1 : 1+nr])
+	} else {
+		out := l.tmp[:1+nr]
+		blasImpl.Dgemv(blas.NoTrans, 1+nr, n, 1, l.blk[e.off:], l.ld, row[1:1+n], 1, 0, out, 1)
+		row[0] += out[0]
+		copy(row[1:1+nr], out[1:])
+		if n > nr {
+			clear(row[1+nr : 1+n])
+		}
 	}
 	l.stamp[r] = l.gen
 	l.touched = true
@@ -290,7 +305,7 @@ func (s *Learner) step(b, T []float64, nr int) {
 	}
 	for _, o := range s.offs {
 		if o >= 0 {
-			if r := o / s.stride; l.stamp[r] != l.gen {
+			if r := s.rowOf(o); l.stamp[r] != l.gen {
 				s.refreshRow(r)
 			}
 		}

@@ -97,6 +97,7 @@ type arrowEig struct {
 	sig    []float64 // λ_j = sig[j] + tau[j]
 	tau    []float64
 	zh     []float64 // ẑ
+	xv     []float64 // vectors' ẑ_i/delta of one root
 	col    []int     // output column of root j / of deflated pair
 	dcol   []int
 	iters  int // secular iterations of the last call (for tests)
@@ -131,7 +132,7 @@ func newArrowEig(n int) *arrowEig {
 		rot:   make([]givens, 0, n),
 		delta: make([]float64, (n+1)*n),
 		sig:   make([]float64, n+1), tau: make([]float64, n+1),
-		zh:  make([]float64, n),
+		zh: make([]float64, n), xv: make([]float64, n),
 		col: make([]int, n+1), dcol: make([]int, n),
 	}
 }
@@ -222,18 +223,22 @@ func (a *arrowEig) vectors(u []float64, n, r, nd int) bool {
 			break
 		}
 		row := a.delta[j*r : j*r+r]
+		xs, zh := a.xv[:r], a.zh[:r]
 		s := 1.0
 		for i, dl := range row {
-			x := a.zh[i] / dl
+			x := zh[i] / dl
+			xs[i] = x
 			s += x * x
 		}
 		nrm := 1 / math.Sqrt(s)
 		if !IsFinite(nrm) || nrm == 0 {
 			return false
 		}
-		// x_i = ẑ_i/(λ_j − p_i) = −ẑ_i/delta.
-		for i, dl := range row {
-			u[a.kept[i]*N+c] = -a.zh[i] / dl * nrm
+		// x_i = ẑ_i/(λ_j − p_i) = −ẑ_i/delta, the quotient of the norm's
+		// loop negated: IEEE division rounds symmetrically, so this is
+		// the bits of dividing −ẑ_i again (one division per entry fewer).
+		for i, k := range a.kept[:r] {
+			u[k*N+c] = -xs[i] * nrm
 		}
 		u[n*N+c] = nrm
 	}
@@ -314,17 +319,24 @@ const eps = 0x1p-53
 // right ones (φ'), and a bound on the rounding error of f.
 func (a *arrowEig) secular(r, j int, sigma, sk, tau float64, dl []float64) (f, dpsi, dphi, err float64) {
 	var psi, phi, run float64
+	// Local slices of one length: the compiler then keeps them in
+	// registers and drops the bounds checks, which a.p[i] and a.z[i]
+	// reloaded after every store to dl (the arrowhead's largest cost).
+	p, z := a.p[:r], a.z[:r]
+	dl = dl[:r]
 	for i := 0; i < j; i++ {
-		dl[i] = (a.p[i] - sigma) - tau
-		t := a.z[i] / dl[i]
-		psi += a.z[i] * t
+		d := (p[i] - sigma) - tau
+		dl[i] = d
+		t := z[i] / d
+		psi += z[i] * t
 		dpsi += t * t
 		run += math.Abs(psi)
 	}
 	for i := r - 1; i >= j; i-- {
-		dl[i] = (a.p[i] - sigma) - tau
-		t := a.z[i] / dl[i]
-		phi += a.z[i] * t
+		d := (p[i] - sigma) - tau
+		dl[i] = d
+		t := z[i] / d
+		phi += z[i] * t
 		dphi += t * t
 		run += phi
 	}
@@ -397,9 +409,11 @@ func (a *arrowEig) roots(r int, kap float64) bool {
 // the one with ‖z‖² for all terms.
 func (a *arrowEig) edgeBound(r, e int, sk, zz float64, below bool) float64 {
 	var rest float64
+	p, z := a.p[:r], a.z[:r]
+	pe := p[e]
 	for i := 0; i < r; i++ {
 		if i != e {
-			rest += a.z[i] * a.z[i] / (a.p[i] - a.p[e])
+			rest += z[i] * z[i] / (p[i] - pe)
 		}
 	}
 	ze := a.z[e] * a.z[e]
@@ -470,8 +484,9 @@ func (a *arrowEig) root(r, j int, sigma, sk, tau, lo, hi float64, dl []float64) 
 			// (relative to the distance to the origin pole) the next one
 			// would be below rounding. Take it without evaluating f again
 			// (the certificate checks the result).
+			p := a.p[:len(dl)]
 			for i := range dl {
-				dl[i] = (a.p[i] - sigma) - t
+				dl[i] = (p[i] - sigma) - t
 			}
 			a.sig[j], a.tau[j] = sigma, t
 			return true
@@ -549,21 +564,23 @@ func pickRoot(A, B, C, lo, hi float64) float64 {
 // checks ‖G − Ĝ‖_F ≤ certTol (G scaled to largest entry 1).
 func (a *arrowEig) certify(r int, kap float64) bool {
 	var e2 float64
+	p, z, zh := a.p[:r], a.z[:r], a.zh[:r]
+	delta := a.delta[:(r+1)*r]
 	for i := 0; i < r; i++ {
-		pi := a.p[i]
+		pi := p[i]
 		// p_i − λ_i > 0 and λ_{i+1} − p_i > 0: the roots either side.
-		prod := a.delta[i*r+i] * -a.delta[(i+1)*r+i]
+		prod := delta[i*r+i] * -delta[(i+1)*r+i]
 		for k := 0; k < i; k++ {
-			prod *= a.delta[k*r+i] / (pi - a.p[k])
+			prod *= delta[k*r+i] / (pi - p[k])
 		}
 		for k := i + 1; k < r; k++ {
-			prod *= -a.delta[(k+1)*r+i] / (a.p[k] - pi)
+			prod *= -delta[(k+1)*r+i] / (p[k] - pi)
 		}
 		if !(prod > 0) || !IsFinite(prod) {
 			return false
 		}
-		a.zh[i] = math.Copysign(math.Sqrt(prod), a.z[i])
-		dz := a.zh[i] - a.z[i]
+		zh[i] = math.Copysign(math.Sqrt(prod), z[i])
+		dz := zh[i] - z[i]
 		e2 += 2 * dz * dz
 	}
 	// κ̂ = Σλ_j − Σp_i.

@@ -47,3 +47,48 @@ func BenchmarkEigSym(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAxpy4 times FD's F_a kernel: a row of p values combined from
+// q rows of C, by Axpy4 on groups of four rows and by the Axpy2 on pairs
+// that it replaced (the same bits), at news20's sizes for m = 10 and 20
+// (q = m − 1 rows, p ≈ m + 4 columns).
+func BenchmarkAxpy4(b *testing.B) {
+	for _, m := range []int{10, 20} {
+		q, p := m-1, m+4
+		C := make([]float64, q*p)
+		for i := range C {
+			C[i] = float64(i%7) - 2.5
+		}
+		y := make([]float64, p)
+		row := func(j int) []float64 { return C[j*p : j*p+p] }
+		b.Run(fmt.Sprintf("axpy4/m=%d", m), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(y)
+				j := 0
+				for ; j+4 <= q; j += 4 {
+					Axpy4(0.5, row(j), -0.25, row(j+1), 0.125, row(j+2), 2, row(j+3), y)
+				}
+				for ; j+2 <= q; j += 2 {
+					Axpy2(0.5, row(j), -0.25, row(j+1), y)
+				}
+				if j < q {
+					Axpy(0.5, row(j), y)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("axpy2/m=%d", m), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(y)
+				j := 0
+				for ; j+2 <= q; j += 2 {
+					Axpy2(0.5, row(j), -0.25, row(j+1), y)
+				}
+				if j < q {
+					Axpy(0.5, row(j), y)
+				}
+			}
+		})
+	}
+}

@@ -10,5 +10,9 @@
 // Each kernel keeps the exact order of operations of the copies it
 // replaces, so that models stay bit-identical: Dot and Axpy are the plain
 // loops (small enough to be inlined into the learners' per-feature loops),
-// DotVec and AxpyVec gonum's vectorised kernels. Nothing here allocates.
+// Axpy2 and Axpy4 two and four Axpy in one pass over y (FD's F_a and K′:
+// fewer loads and stores of y, the same sums), DotVec and AxpyVec gonum's
+// vectorised kernels. Hot loops read the solver's fields through local
+// slices: Go reloads a field and checks its bounds again after every
+// store through another slice. Nothing here allocates.
 package linalg

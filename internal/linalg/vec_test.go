@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 )
 
-// TestAxpyBits: Axpy and Axpy2 must give the bits of gonum's
+// TestAxpyBits: Axpy, Axpy2 and Axpy4 must give the bits of gonum's
 // floats.AddScaled, one call per row — models trained before they
 // replaced it stay byte-identical — on lengths around the kernel's
 // unrolling, with zeros of both signs, subnormals and large magnitudes.
@@ -53,6 +53,18 @@ func TestAxpyBits(t *testing.T) {
 			Axpy2(a[0], x, b[0], u, got2)
 			if !same(got2, want) {
 				t.Fatalf("n=%d: Axpy2 %v, two AddScaled %v", n, got2, want)
+			}
+			v, w := draw(n), draw(n)
+			c, d := draw(1)[0:1], draw(1)[0:1]
+			if n == 0 {
+				c, d = []float64{0.5}, []float64{-3}
+			}
+			floats.AddScaled(want, c[0], v)
+			floats.AddScaled(want, d[0], w)
+			got4 := append([]float64(nil), y...)
+			Axpy4(a[0], x, b[0], u, c[0], v, d[0], w, got4)
+			if !same(got4, want) {
+				t.Fatalf("n=%d: Axpy4 %v, four AddScaled %v", n, got4, want)
 			}
 		}
 	}
