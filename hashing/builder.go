@@ -33,6 +33,24 @@ type Builder struct {
 	// example is refused anyway, and keeping them would let one line of
 	// 10^8 words take gigabytes before the limit is checked.
 	over int
+	// nfeat counts the features kept so far, merged or not: the limit
+	// and its message count features, not slots.
+	nfeat int
+
+	// direct is set for an example built without interactions, n-grams
+	// or audit, which read the features one by one in input order: each
+	// feature then goes straight into the slot table as it is added, and
+	// h and v hold the example's slots (masked) and merged values in the
+	// order of first occurrence, which Finish only has to copy. A
+	// second pass over the features, when every example needs only the
+	// merge, cost a sixth of the VW parser's instructions on news20.
+	direct bool
+	// room is how many distinct slots the slot table takes before it
+	// grows (half its size); h and v have at least that capacity.
+	room int
+	// hint is the number of features of the last example, which sizes
+	// the table of the next.
+	hint int
 
 	// Features of the example in input order; g (namespace character) is
 	// filled only when interactions need it.
@@ -57,9 +75,6 @@ type Builder struct {
 	sorted  []byte
 	spans   []termSpan
 	seen    termSet
-
-	// The buffer of a run of short names (WordBuf, AddWords).
-	words []Word
 
 	tab    slotTable
 	aud    *auditRec // names of the features, when recording (audit.go)
@@ -123,7 +138,65 @@ func (b *Builder) Begin() {
 	if b.aud != nil {
 		b.aud.begin()
 	}
+	b.direct = !b.needG && b.aud == nil
+	if b.direct {
+		b.hint, b.nfeat = max(b.nfeat, 8), 0
+		b.resetTable(b.hint)
+	}
+	b.nfeat = 0
 	b.setNamespace(b.defaultNS, DefaultNamespace, 1)
+}
+
+// resetTable empties the slot table and sizes it for n distinct slots of
+// a direct example, with h and v able to hold them.
+func (b *Builder) resetTable(n int) {
+	b.tab.reset(n)
+	b.room = int(b.tab.mask+1) / 2
+	if cap(b.h) < b.room || cap(b.v) < b.room {
+		b.h = append(make([]uint32, 0, b.room), b.h...)
+		b.v = append(make([]float64, 0, b.room), b.v...)
+	}
+}
+
+// grow doubles the slot table of a direct example when it holds room
+// slots.
+func (b *Builder) grow() { b.reserve(2 * len(b.h)) }
+
+// reserve sizes the slot table of a direct example for n distinct slots,
+// entering those it holds again at their positions.
+func (b *Builder) reserve(n int) {
+	b.resetTable(n)
+	t := &b.tab
+	for pos, slot := range b.h {
+		j := (slot * 0x9e3779b1) >> (t.shift & 31)
+		for t.ent[j&t.mask].stamp == t.stamp {
+			j++
+		}
+		t.ent[j&t.mask] = slotEntry{stamp: t.stamp, slot: slot, pos: uint32(pos)}
+	}
+}
+
+// insert merges (slot, v) into the example of a direct build.
+func (b *Builder) insert(slot uint32, v float64) {
+	if len(b.h) >= b.room {
+		b.grow()
+	}
+	t := &b.tab
+	j := (slot * 0x9e3779b1) >> (t.shift & 31)
+	for {
+		e := &t.ent[j&t.mask]
+		if e.stamp != t.stamp {
+			*e = slotEntry{stamp: t.stamp, slot: slot, pos: uint32(len(b.h))}
+			b.h = append(b.h, slot)
+			b.v = append(b.v, v)
+			return
+		}
+		if e.slot == slot {
+			b.v[e.pos] += v
+			return
+		}
+		j++
+	}
 }
 
 func (b *Builder) setNamespace(hash uint32, c byte, scale float64) {
@@ -162,32 +235,10 @@ func (b *Builder) Feature(name []byte, value float64) {
 	} else {
 		h = b.hashName(name, b.nsHash)
 	}
-	if b.aud != nil && value*b.nsScale != 0 && len(b.h) < b.maxFeat {
+	if b.aud != nil && value*b.nsScale != 0 && b.nfeat < b.maxFeat {
 		b.aud.feature(name)
 	}
 	b.add(h, value)
-}
-
-// FeatureWord is Feature for a name of at most 8 bytes whose bytes are
-// also the low len(name) bytes of the little-endian word w: the parser
-// loads that word to find the name's end, and the name is hashed from it
-// (murmurWord). Names that are empty or could be all digits (VW hashes
-// those as numbers) take Feature's path.
-func (b *Builder) FeatureWord(name []byte, w uint64, value float64) {
-	if uint(len(name)-1) > 7 || (!b.hashAll && name[0]-'0' <= 9) || b.nsDrop || b.aud != nil {
-		b.Feature(name, value)
-		return
-	}
-	h := murmurWord(w, len(name), b.nsHash)
-	// add's usual case, written out: this runs once per feature of
-	// every line.
-	v := value * b.nsScale
-	if v == 0 || v-v != 0 || len(b.h) >= b.maxFeat || b.needG {
-		b.addSlow(h, v)
-		return
-	}
-	b.h = append(b.h, h)
-	b.v = append(b.v, v)
 }
 
 // FeatureHash adds a feature whose (unmasked) hash is already known to the
@@ -196,7 +247,7 @@ func (b *Builder) FeatureHash(h uint32, value float64) {
 	if b.nsDrop {
 		return
 	}
-	if b.aud != nil && value*b.nsScale != 0 && len(b.h) < b.maxFeat {
+	if b.aud != nil && value*b.nsScale != 0 && b.nfeat < b.maxFeat {
 		b.aud.feature(nil)
 	}
 	b.add(h, value)
@@ -204,19 +255,18 @@ func (b *Builder) FeatureHash(h uint32, value float64) {
 
 func (b *Builder) add(h uint32, value float64) {
 	v := value * b.nsScale
-	// One test for the usual case, so that add inlines into the parser's
-	// per-feature path; v-v is 0 unless v is NaN or ±Inf.
-	if v == 0 || v-v != 0 || len(b.h) >= b.maxFeat || b.needG {
+	// One test for the usual case; v-v is 0 unless v is NaN or ±Inf.
+	if v == 0 || v-v != 0 || b.nfeat >= b.maxFeat || !b.direct {
 		b.addSlow(h, v)
 		return
 	}
-	b.h = append(b.h, h)
-	b.v = append(b.v, v)
+	b.nfeat++
+	b.insert(h&b.mask, v)
 }
 
 // addSlow is add for a zero or non-finite value, a feature past the limit,
-// or a configuration that groups features by namespace (interactions,
-// n-grams): only those read count, present and g.
+// or an example built in two passes (interactions, n-grams, audit): only
+// those read count, present and g.
 func (b *Builder) addSlow(h uint32, v float64) {
 	if v == 0 {
 		return
@@ -225,8 +275,13 @@ func (b *Builder) addSlow(h uint32, v float64) {
 		b.fail(fmt.Errorf("feature value %v is not finite", v))
 		return
 	}
-	if len(b.h) >= b.maxFeat {
+	if b.nfeat >= b.maxFeat {
 		b.over++
+		return
+	}
+	b.nfeat++
+	if b.direct {
+		b.insert(h&b.mask, v)
 		return
 	}
 	b.h = append(b.h, h)
@@ -272,11 +327,14 @@ func (b *Builder) Finish(ex *sparse.Example) error {
 		return b.err
 	}
 	if b.over > 0 {
-		total := len(b.h) + b.over
+		total := b.nfeat + b.over
 		if !b.cfg.cfg.NoConstant {
 			total++
 		}
 		return fmt.Errorf("%w: %d features (limit %d)", ErrTooManyFeatures, total, b.maxFeat)
+	}
+	if b.direct {
+		return b.finishDirect(ex)
 	}
 	if b.cfg.grams {
 		if err := b.addGrams(); err != nil {
@@ -329,6 +387,35 @@ func (b *Builder) Finish(ex *sparse.Example) error {
 	}
 	if b.aud != nil {
 		b.aud.finish(b)
+	}
+	return nil
+}
+
+// finishDirect is Finish for a direct example, whose slots are already
+// merged in h and v.
+func (b *Builder) finishDirect(ex *sparse.Example) error {
+	total := b.nfeat
+	if !b.cfg.cfg.NoConstant {
+		total++
+	}
+	if total > b.maxFeat {
+		return b.tooMany(float64(total))
+	}
+	if need := len(b.h) + 1; cap(ex.Idx) < need || cap(ex.Val) < need {
+		c := roundPow2(need) // as in Finish
+		ex.Idx = make([]uint32, 0, c)
+		ex.Val = make([]float64, 0, c)
+	}
+	ex.Idx = append(ex.Idx, b.h...)
+	ex.Val = append(ex.Val, b.v...)
+	b.out = ex
+	b.merged = len(b.h) < b.nfeat
+	if !b.cfg.cfg.NoConstant {
+		b.put(ConstantHash&b.mask, 1)
+	}
+	b.out = nil
+	if b.merged {
+		dropZeros(ex)
 	}
 	return nil
 }

@@ -1,0 +1,278 @@
+package hashing
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// The VW parser's per-feature path. Go keeps no value in a register across
+// a call, so a call per feature makes a parser reload its whole loop state
+// (line, position, builder, table) after every feature; and hashing the
+// features in one pass and merging their slots in a second stores and
+// reloads every feature in between. On news20 those costs were most of
+// the parser's instructions. ScanVW instead tokenises, hashes and merges
+// the usual features in one loop with the builder's state in locals, and
+// leaves the rest (values other than one digit, anonymous features, what
+// is near the end of the line) to the parser, which adds them one by one.
+
+// SWAR constants: each byte of a word tested at once.
+const (
+	swarLo = 0x0101010101010101
+	swarHi = 0x8080808080808080
+)
+
+// delimMask sets the high bit of the lowest byte of w that is a space,
+// tab, '|' or ':'. Higher bytes may be flagged spuriously (a borrow from
+// the real match ripples up), but the lowest flag is always exact, which is
+// all its callers read.
+func delimMask(w uint64) uint64 {
+	s := w ^ (swarLo * ' ')
+	t := w ^ (swarLo * '\t')
+	p := w ^ (swarLo * '|')
+	c := w ^ (swarLo * ':')
+	return (((s - swarLo) &^ s) | ((t - swarLo) &^ t) | ((p - swarLo) &^ p) | ((c - swarLo) &^ c)) & swarHi
+}
+
+// wordEnd returns the index of the first space, tab, '|' or ':' in line at
+// or after i, or len(line). Testing eight bytes per step finishes most
+// names in one or two steps.
+func wordEnd(line []byte, i int) int {
+	for i+8 <= len(line) {
+		if m := delimMask(binary.LittleEndian.Uint64(line[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(line) && !isDelim(line[i]) {
+		i++
+	}
+	return i
+}
+
+func isDelim(c byte) bool { return c == ' ' || c == '\t' || c == '|' || c == ':' }
+
+// ScanVW adds to the current namespace the features of VW text that start
+// at line[i], for as long as they take the usual form — a name of one or
+// more bytes other than space, tab, '|' and ':', then nothing or ':' and
+// one digit 1–9 followed by a space or tab — and returns the index where
+// it stopped: at a '|', at a feature of another form (which the caller
+// parses and adds with Feature, then calls ScanVW again), or within the
+// last eight bytes of the line. The features are those Feature would add,
+// in the same order, with the same limit; ScanVW adds none (and returns
+// i) for an example built in two passes (interactions, n-grams, audit)
+// or an ignored namespace, where Feature does all.
+func (b *Builder) ScanVW(line []byte, i int) int {
+	if !b.direct || b.nsDrop {
+		return i
+	}
+	// A feature takes two bytes at least and usually more than eight:
+	// sizing the table for the text ahead spares most of the growing.
+	if n := len(b.h) + (len(line)-i)/8; n > b.room {
+		b.reserve(n)
+	}
+	for {
+		k0 := len(b.h)
+		var stop scanStop
+		i, stop = b.scanRun(line, i)
+		b.mergeFrom(k0)
+		switch stop {
+		case stopFull:
+			if b.nfeat >= b.maxFeat {
+				return i // Feature counts what is over the limit
+			}
+			n := 2 * cap(b.h)
+			b.h = append(make([]uint32, 0, n), b.h...)
+			b.v = append(make([]float64, 0, n), b.v...)
+		case stopName:
+			// A name that may be a number: hashName's digit rule is
+			// left out of scanRun's loop.
+			end := wordEnd(line, i)
+			if end+1 >= len(line) {
+				return i
+			}
+			v, next, ok := scanValue(line, end, b.nsScale)
+			if !ok {
+				return i
+			}
+			b.nfeat++
+			b.insert(b.hashName(line[i:end], b.nsHash)&b.mask, v)
+			i = next
+		default:
+			return i
+		}
+	}
+}
+
+// wordState mixes the n ≤ 8 bytes held in the low bytes of w into the
+// MurmurHash3 state h: the 4-byte blocks, then a tail, if any. Name
+// lengths are random, so the cases are selections rather than branches:
+// the low block is always mixed and kept only for n ≥ 4, and a tail of 0
+// bytes scrambles to 0.
+func wordState(h uint32, w uint64, n int) uint32 {
+	lo := uint32(w)
+	h1 := mixBlock(h, lo)
+	k, t := lo, n
+	if n >= 4 {
+		h, k, t = h1, uint32(w>>32), n-4
+	}
+	h ^= scramble(k & wordMask[t&7])
+	if t == 4 {
+		// The tail is a whole block: finish mixBlock.
+		h = bits.RotateLeft32(h, 13)*5 + 0xe6546b64
+	}
+	return h
+}
+
+// scanStop says why scanRun returned.
+type scanStop uint8
+
+const (
+	stopDone scanStop = iota // a feature ScanVW leaves to the caller, or the end
+	stopFull                 // h and v are full, or the feature limit is reached
+	stopName                 // a name that may be a number
+)
+
+// scanValue reads what follows a name ending at line[i] (i+1 < len(line)):
+// nothing, or ':' and one digit 1–9 followed by a space or tab. It returns
+// the value times scale, the index past it, and false for another form
+// or a value Feature would drop or fail on.
+func scanValue(line []byte, i int, scale float64) (float64, int, bool) {
+	v := scale
+	if line[i] == ':' {
+		if i+2 >= len(line) {
+			return 0, i, false
+		}
+		d := line[i+1] - '1'
+		if c := line[i+2]; d >= 9 || c != ' ' && c != '\t' {
+			return 0, i, false
+		}
+		v = float64(d+1) * scale
+		i += 2
+	}
+	return v, i, v != 0 && v-v == 0
+}
+
+// scanRun is ScanVW's loop over names that are not numbers: it appends
+// their slots and values to h and v, unmerged (mergeFrom merges them). It
+// makes no call and keeps few values live, so that its state stays in
+// registers; it returns at a name that may be a number, or when h is
+// full.
+func (b *Builder) scanRun(line []byte, i int) (int, scanStop) {
+	mask, seed, scale := b.mask, b.nsHash, b.nsScale
+	// Names starting with a digit may be numbers (hashName): below
+	// numLim, byte(w)-'0' sends them to ScanVW's calls.
+	numLim := byte(10)
+	if b.hashAll {
+		numLim = 0
+	}
+	k := len(b.h)
+	hs := b.h[:min(cap(b.h), cap(b.v), k+b.maxFeat-b.nfeat)]
+	vs := b.v[:len(hs)]
+	stop := stopDone
+	for i+8 <= len(line) {
+		if c := line[i]; c == ' ' || c == '\t' {
+			i++
+			continue
+		}
+		if k >= len(hs) {
+			stop = stopFull
+			break
+		}
+		w := binary.LittleEndian.Uint64(line[i:])
+		if byte(w)-'0' < numLim {
+			stop = stopName
+			break
+		}
+		// The name is hashed eight bytes at a time as its end is
+		// looked for (murmurWord, and murmurName for longer names).
+		j := i
+		hh := seed
+		m := delimMask(w)
+		for m == 0 {
+			hh = mixBlock(mixBlock(hh, uint32(w)), uint32(w>>32))
+			j += 8
+			if j+8 > len(line) {
+				break
+			}
+			w = binary.LittleEndian.Uint64(line[j:])
+			m = delimMask(w)
+		}
+		if m == 0 {
+			break // a long name near the end of the line
+		}
+		n := bits.TrailingZeros64(m) >> 3
+		j += n
+		if j == i {
+			break // '|', or ':' of an anonymous feature
+		}
+		// wordState(hh, w, n), written out: as a call it would cost the
+		// loop its registers.
+		lo := uint32(w)
+		h1 := mixBlock(hh, lo)
+		kk, tl := lo, n
+		if n >= 4 {
+			hh, kk, tl = h1, uint32(w>>32), n-4
+		}
+		hh ^= scramble(kk & wordMask[tl&7])
+		if tl == 4 {
+			hh = bits.RotateLeft32(hh, 13)*5 + 0xe6546b64
+		}
+		h := fmix32(hh ^ uint32(j-i))
+		// scanValue, written out.
+		v := scale
+		if line[j] == ':' {
+			if j+2 >= len(line) {
+				break
+			}
+			d := line[j+1] - '1'
+			if c := line[j+2]; d >= 9 || c != ' ' && c != '\t' {
+				break
+			}
+			v = float64(d+1) * scale
+			j += 2
+		}
+		if v == 0 || v-v != 0 {
+			break // Feature drops it, or fails the example
+		}
+		i = j
+		hs[k], vs[k] = h&mask, v
+		k++
+	}
+	b.nfeat += k - len(b.h)
+	b.h, b.v = hs[:k], vs[:k]
+	return i, stop
+}
+
+// mergeFrom merges the slots h[k0:] into the example, in place: a slot
+// met before adds its value to the earlier entry, a new one is entered
+// in the slot table and kept.
+func (b *Builder) mergeFrom(k0 int) {
+	hs, vs := b.h, b.v[:len(b.h)]
+	t := &b.tab
+	ent, tmask, shift, stamp := t.ent, t.mask, t.shift&31, t.stamp
+	k := k0
+	for r := k0; r < len(hs); r++ {
+		if k >= b.room {
+			b.h, b.v = hs[:k], vs[:k]
+			b.grow()
+			ent, tmask, shift, stamp = t.ent, t.mask, t.shift&31, t.stamp
+		}
+		slot, v := hs[r], vs[r]
+		j := (slot * 0x9e3779b1) >> shift
+		for {
+			e := &ent[j&tmask]
+			if e.stamp != stamp {
+				*e = slotEntry{stamp: stamp, slot: slot, pos: uint32(k)}
+				hs[k], vs[k] = slot, v
+				k++
+				break
+			}
+			if e.slot == slot {
+				vs[e.pos] += v
+				break
+			}
+			j++
+		}
+	}
+	b.h, b.v = hs[:k], vs[:k]
+}
