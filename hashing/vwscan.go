@@ -87,8 +87,8 @@ func (b *Builder) ScanVW(line []byte, i int) int {
 			// A name that may be a number: hashName's digit rule is
 			// left out of scanRun's loop.
 			end := wordEnd(line, i)
-			if end+1 >= len(line) {
-				return i
+			if end+1 >= len(line) || b.nfeat >= b.maxFeat {
+				return i // Feature counts what is over the limit
 			}
 			v, next, ok := scanValue(line, end, b.nsScale)
 			if !ok {
@@ -159,6 +159,12 @@ func scanValue(line []byte, i int, scale float64) (float64, int, bool) {
 // full.
 func (b *Builder) scanRun(line []byte, i int) (int, scanStop) {
 	mask, seed, scale := b.mask, b.nsHash, b.nsScale
+	// A value is scale times 1…9: with 9·scale finite and scale not 0,
+	// none is dropped (zero) or fails the example (not finite), so the
+	// loop need not test each.
+	if s9 := 9 * scale; scale == 0 || s9-s9 != 0 {
+		return i, stopDone
+	}
 	// Names starting with a digit may be numbers (hashName): below
 	// numLim, byte(w)-'0' sends them to ScanVW's calls.
 	numLim := byte(10)
@@ -166,28 +172,35 @@ func (b *Builder) scanRun(line []byte, i int) (int, scanStop) {
 		numLim = 0
 	}
 	k := len(b.h)
-	hs := b.h[:min(cap(b.h), cap(b.v), k+b.maxFeat-b.nfeat)]
-	vs := b.v[:len(hs)]
+	hs := b.h[k:min(cap(b.h), cap(b.v), k+b.maxFeat-b.nfeat)]
+	vs := b.v[k : k+len(hs)]
+	n0 := 0
 	stop := stopDone
+loop:
 	for i+8 <= len(line) {
-		if c := line[i]; c == ' ' || c == '\t' {
-			i++
-			continue
-		}
-		if k >= len(hs) {
-			stop = stopFull
+		w := binary.LittleEndian.Uint64(line[i:])
+		m := delimMask(w)
+		if m&0xff != 0 {
+			// A space or tab more between features, or the '|' of
+			// the next namespace or the ':' of an anonymous feature.
+			if c := byte(w); c == ' ' || c == '\t' {
+				i++
+				continue
+			}
 			break
 		}
-		w := binary.LittleEndian.Uint64(line[i:])
 		if byte(w)-'0' < numLim {
 			stop = stopName
+			break
+		}
+		if n0 >= len(hs) {
+			stop = stopFull
 			break
 		}
 		// The name is hashed eight bytes at a time as its end is
 		// looked for (murmurWord, and murmurName for longer names).
 		j := i
 		hh := seed
-		m := delimMask(w)
 		for m == 0 {
 			hh = mixBlock(mixBlock(hh, uint32(w)), uint32(w>>32))
 			j += 8
@@ -202,9 +215,6 @@ func (b *Builder) scanRun(line []byte, i int) (int, scanStop) {
 		}
 		n := bits.TrailingZeros64(m) >> 3
 		j += n
-		if j == i {
-			break // '|', or ':' of an anonymous feature
-		}
 		// wordState(hh, w, n), written out: as a call it would cost the
 		// loop its registers.
 		lo := uint32(w)
@@ -218,28 +228,30 @@ func (b *Builder) scanRun(line []byte, i int) (int, scanStop) {
 			hh = bits.RotateLeft32(hh, 13)*5 + 0xe6546b64
 		}
 		h := fmix32(hh ^ uint32(j-i))
-		// scanValue, written out.
+		// What ends the name is in w: a space or tab is passed over
+		// with it, a '|' is left for the next round.
 		v := scale
-		if line[j] == ':' {
-			if j+2 >= len(line) {
-				break
+		switch byte(w >> (8 * n)) {
+		case ' ', '\t':
+			j++
+		case ':':
+			// scanValue, written out.
+			if j+3 > len(line) {
+				break loop
 			}
 			d := line[j+1] - '1'
 			if c := line[j+2]; d >= 9 || c != ' ' && c != '\t' {
-				break
+				break loop
 			}
 			v = float64(d+1) * scale
-			j += 2
-		}
-		if v == 0 || v-v != 0 {
-			break // Feature drops it, or fails the example
+			j += 3
 		}
 		i = j
-		hs[k], vs[k] = h&mask, v
-		k++
+		hs[n0], vs[n0] = h&mask, v
+		n0++
 	}
-	b.nfeat += k - len(b.h)
-	b.h, b.v = hs[:k], vs[:k]
+	b.nfeat += n0
+	b.h, b.v = b.h[:k+n0], b.v[:k+n0]
 	return i, stop
 }
 
