@@ -71,18 +71,14 @@ func (b *Builder) ScanVW(line []byte, i int) int {
 		b.reserve(n)
 	}
 	for {
-		k0 := len(b.h)
 		var stop scanStop
 		i, stop = b.scanRun(line, i)
-		b.mergeFrom(k0)
 		switch stop {
 		case stopFull:
 			if b.nfeat >= b.maxFeat {
 				return i // Feature counts what is over the limit
 			}
-			n := 2 * cap(b.h)
-			b.h = append(make([]uint32, 0, n), b.h...)
-			b.v = append(make([]float64, 0, n), b.v...)
+			b.grow()
 		case stopName:
 			// A name that may be a number: hashName's digit rule is
 			// left out of scanRun's loop.
@@ -128,7 +124,7 @@ type scanStop uint8
 
 const (
 	stopDone scanStop = iota // a feature ScanVW leaves to the caller, or the end
-	stopFull                 // h and v are full, or the feature limit is reached
+	stopFull                 // the table is at half load, or the features at their limit
 	stopName                 // a name that may be a number
 )
 
@@ -152,11 +148,10 @@ func scanValue(line []byte, i int, scale float64) (float64, int, bool) {
 	return v, i, v != 0 && v-v == 0
 }
 
-// scanRun is ScanVW's loop over names that are not numbers: it appends
-// their slots and values to h and v, unmerged (mergeFrom merges them). It
-// makes no call and keeps few values live, so that its state stays in
-// registers; it returns at a name that may be a number, or when h is
-// full.
+// scanRun is ScanVW's loop over names that are not numbers: it hashes
+// them and merges their slots into the example. It makes no call, so
+// that its state stays in registers; it returns at a name that may be a
+// number, or when the table must grow.
 func (b *Builder) scanRun(line []byte, i int) (int, scanStop) {
 	mask, seed, scale := b.mask, b.nsHash, b.nsScale
 	// A value is scale times 1…9: with 9·scale finite and scale not 0,
@@ -171,10 +166,14 @@ func (b *Builder) scanRun(line []byte, i int) (int, scanStop) {
 	if b.hashAll {
 		numLim = 0
 	}
-	k := len(b.h)
-	hs := b.h[k:min(cap(b.h), cap(b.v), k+b.maxFeat-b.nfeat)]
-	vs := b.v[k : k+len(hs)]
-	n0 := 0
+	// Slots go straight into the table; the loop stops before the table
+	// passes half load (room) or the features their limit.
+	t := &b.tab
+	ent, tmask, shift, stamp := t.ent, t.mask, t.shift&31, t.stamp
+	n0 := len(b.h)
+	hs := b.h[:b.room]
+	vs := b.v[:b.room]
+	nf, lim := 0, min(b.room-n0, b.maxFeat-b.nfeat)
 	stop := stopDone
 loop:
 	for i+8 <= len(line) {
@@ -193,7 +192,7 @@ loop:
 			stop = stopName
 			break
 		}
-		if n0 >= len(hs) {
+		if nf >= lim {
 			stop = stopFull
 			break
 		}
@@ -247,44 +246,25 @@ loop:
 			j += 3
 		}
 		i = j
-		hs[n0], vs[n0] = h&mask, v
-		n0++
-	}
-	b.nfeat += n0
-	b.h, b.v = b.h[:k+n0], b.v[:k+n0]
-	return i, stop
-}
-
-// mergeFrom merges the slots h[k0:] into the example, in place: a slot
-// met before adds its value to the earlier entry, a new one is entered
-// in the slot table and kept.
-func (b *Builder) mergeFrom(k0 int) {
-	hs, vs := b.h, b.v[:len(b.h)]
-	t := &b.tab
-	ent, tmask, shift, stamp := t.ent, t.mask, t.shift&31, t.stamp
-	k := k0
-	for r := k0; r < len(hs); r++ {
-		if k >= b.room {
-			b.h, b.v = hs[:k], vs[:k]
-			b.grow()
-			ent, tmask, shift, stamp = t.ent, t.mask, t.shift&31, t.stamp
-		}
-		slot, v := hs[r], vs[r]
-		j := (slot * 0x9e3779b1) >> shift
+		nf++
+		slot := h & mask
+		p := (slot * 0x9e3779b1) >> shift
 		for {
-			e := &ent[j&tmask]
+			e := &ent[p&tmask]
 			if e.stamp != stamp {
-				*e = slotEntry{stamp: stamp, slot: slot, pos: uint32(k)}
-				hs[k], vs[k] = slot, v
-				k++
+				*e = slotEntry{stamp: stamp, slot: slot, pos: uint32(n0)}
+				hs[n0], vs[n0] = slot, v
+				n0++
 				break
 			}
 			if e.slot == slot {
 				vs[e.pos] += v
 				break
 			}
-			j++
+			p++
 		}
 	}
-	b.h, b.v = hs[:k], vs[:k]
+	b.nfeat += nf
+	b.h, b.v = hs[:n0], vs[:n0]
+	return i, stop
 }
