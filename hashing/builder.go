@@ -37,14 +37,17 @@ type Builder struct {
 	// and its message count features, not slots.
 	nfeat int
 
-	// direct is set for an example built without interactions, n-grams
-	// or audit, which read the features one by one in input order: each
-	// feature then goes straight into the slot table as it is added, and
-	// h and v hold the example's slots (masked) and merged values in the
-	// order of first occurrence, which Finish only has to copy. A
-	// second pass over the features, when every example needs only the
-	// merge, cost a sixth of the VW parser's instructions on news20.
-	direct bool
+	// direct is set once ScanVW takes an example built without
+	// interactions, n-grams or audit (canDirect), which read the features
+	// one by one in input order: each feature then goes straight into the
+	// slot table as it is added, and h and v hold the example's slots
+	// (masked) and merged values in the order of first occurrence, which
+	// Finish only has to copy. A second pass over the features cost a
+	// sixth of the VW parser's instructions on news20. Without ScanVW
+	// (the LIBSVM parser, other callers of Feature) the features are
+	// appended as they come and merged in Finish (putBase), which costs
+	// those callers less than a probe per call.
+	direct, canDirect bool
 	// room is how many distinct slots the slot table takes before it
 	// grows (half its size); h and v have at least that capacity.
 	room int
@@ -138,11 +141,8 @@ func (b *Builder) Begin() {
 	if b.aud != nil {
 		b.aud.begin()
 	}
-	b.direct = !b.needG && b.aud == nil
-	if b.direct {
-		b.hint, b.nfeat = max(b.nfeat, 8), 0
-		b.resetTable(b.hint)
-	}
+	b.hint = max(b.nfeat, 8)
+	b.direct, b.canDirect = false, !b.needG && b.aud == nil
 	b.nfeat = 0
 	b.setNamespace(b.defaultNS, DefaultNamespace, 1)
 }
@@ -155,6 +155,19 @@ func (b *Builder) resetTable(n int) {
 	if cap(b.h) < b.room || cap(b.v) < b.room {
 		b.h = append(make([]uint32, 0, b.room), b.h...)
 		b.v = append(make([]float64, 0, b.room), b.v...)
+	}
+}
+
+// toDirect makes the example direct, sized for n distinct slots, merging
+// the features added so far.
+func (b *Builder) toDirect(n int) {
+	b.direct = true
+	hs, vs := b.h, b.v
+	b.h, b.v = b.h[:0], b.v[:0]
+	b.resetTable(max(n, b.hint, len(hs)))
+	// In place: a feature's entry never lands after it.
+	for r, h := range hs {
+		b.insert(h&b.mask, vs[r])
 	}
 }
 
@@ -255,18 +268,21 @@ func (b *Builder) FeatureHash(h uint32, value float64) {
 
 func (b *Builder) add(h uint32, value float64) {
 	v := value * b.nsScale
-	// One test for the usual case; v-v is 0 unless v is NaN or ±Inf.
-	if v == 0 || v-v != 0 || b.nfeat >= b.maxFeat || !b.direct {
+	// One test for the usual case, so that add inlines into the
+	// per-feature path of Feature's callers; v-v is 0 unless v is NaN or
+	// ±Inf.
+	if v == 0 || v-v != 0 || b.nfeat >= b.maxFeat || b.needG || b.direct {
 		b.addSlow(h, v)
 		return
 	}
 	b.nfeat++
-	b.insert(h&b.mask, v)
+	b.h = append(b.h, h)
+	b.v = append(b.v, v)
 }
 
 // addSlow is add for a zero or non-finite value, a feature past the limit,
-// or an example built in two passes (interactions, n-grams, audit): only
-// those read count, present and g.
+// a direct example, or a configuration that groups features by namespace
+// (interactions, n-grams): only those read count, present and g.
 func (b *Builder) addSlow(h uint32, v float64) {
 	if v == 0 {
 		return

@@ -49,6 +49,10 @@ func wordEnd(line []byte, i int) int {
 	return i
 }
 
+// pow10 holds the powers of ten that are exact in float64 and that a
+// short decimal needs.
+var pow10 = [16]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
 func isDelim(c byte) bool { return c == ' ' || c == '\t' || c == '|' || c == ':' }
 
 // ScanVW adds to the current namespace the features of VW text that start
@@ -62,12 +66,14 @@ func isDelim(c byte) bool { return c == ' ' || c == '\t' || c == '|' || c == ':'
 // i) for an example built in two passes (interactions, n-grams, audit)
 // or an ignored namespace, where Feature does all.
 func (b *Builder) ScanVW(line []byte, i int) int {
-	if !b.direct || b.nsDrop {
+	if !b.canDirect || b.nsDrop {
 		return i
 	}
 	// A feature takes two bytes at least and usually more than eight:
 	// sizing the table for the text ahead spares most of the growing.
-	if n := len(b.h) + (len(line)-i)/8; n > b.room {
+	if n := len(b.h) + (len(line)-i)/8; !b.direct {
+		b.toDirect(n)
+	} else if n > b.room {
 		b.reserve(n)
 	}
 	for {
@@ -161,7 +167,7 @@ func (b *Builder) scanRun(line []byte, i int) (int, scanStop) {
 		return i, stopDone
 	}
 	// Names starting with a digit may be numbers (hashName): below
-	// numLim, byte(w)-'0' sends them to ScanVW's calls.
+	// numLim, byte(w)-'0' tests them for it.
 	numLim := byte(10)
 	if b.hashAll {
 		numLim = 0
@@ -188,10 +194,6 @@ loop:
 			}
 			break
 		}
-		if byte(w)-'0' < numLim {
-			stop = stopName
-			break
-		}
 		if nf >= lim {
 			stop = stopFull
 			break
@@ -201,6 +203,10 @@ loop:
 		j := i
 		hh := seed
 		for m == 0 {
+			if byte(w)-'0' < numLim {
+				stop = stopName // a long name that may be a number
+				break loop
+			}
 			hh = mixBlock(mixBlock(hh, uint32(w)), uint32(w>>32))
 			j += 8
 			if j+8 > len(line) {
@@ -227,6 +233,19 @@ loop:
 			hh = bits.RotateLeft32(hh, 13)*5 + 0xe6546b64
 		}
 		h := fmix32(hh ^ uint32(j-i))
+		if byte(w)-'0' < numLim && j-i <= 8 {
+			// A name of up to 8 bytes starting with a digit: if all
+			// its bytes are digits, its hash is its value plus the
+			// seed (hashName). Left-padded with '0' to 8 digits, it
+			// is read 8 digits at a time (Lemire's SWAR parse).
+			x := w<<(64-8*n) | (swarLo*'0')>>(8*n)
+			if x&0xf0f0f0f0f0f0f0f0|(x+0x0606060606060606)&0xf0f0f0f0f0f0f0f0>>4 == swarLo*0x33 {
+				x -= swarLo * '0'
+				x = x*10 + x>>8
+				x = ((x&0x000000ff000000ff)*(100+1000000<<32) + (x>>16&0x000000ff000000ff)*(1+10000<<32)) >> 32
+				h = uint32(x) + seed
+			}
+		}
 		// What ends the name is in w: a space or tab is passed over
 		// with it, a '|' is left for the next round.
 		v := scale
@@ -238,12 +257,41 @@ loop:
 			if j+3 > len(line) {
 				break loop
 			}
-			d := line[j+1] - '1'
-			if c := line[j+2]; d >= 9 || c != ' ' && c != '\t' {
+			if d, c := line[j+1]-'1', line[j+2]; d < 9 && (c == ' ' || c == '\t') {
+				v = float64(d+1) * scale
+				j += 3
+				break
+			}
+			// A short decimal (digits, '.', digits) followed by a space
+			// or tab: exactly what parseNumber's fast path computes,
+			// one exact division by an exact power of ten. Anything
+			// else (a sign, an exponent, more than 15 digits, a zero)
+			// is the parser's.
+			var mant uint64
+			nd, frac := 0, -1
+			q := j + 1
+			for ; q < len(line); q++ {
+				c := line[q]
+				if c-'0' <= 9 {
+					mant = mant*10 + uint64(c-'0')
+					nd++
+				} else if c == '.' && frac < 0 {
+					frac = q
+				} else {
+					break
+				}
+			}
+			if q >= len(line) || line[q] != ' ' && line[q] != '\t' || nd == 0 || nd > 15 || mant == 0 {
 				break loop
 			}
-			v = float64(d+1) * scale
-			j += 3
+			f := float64(mant)
+			if frac >= 0 {
+				f /= pow10[q-frac-1]
+			}
+			if v = f * scale; v-v != 0 || v == 0 {
+				break loop
+			}
+			j = q + 1
 		}
 		i = j
 		nf++

@@ -69,7 +69,7 @@ func scanLine(t *testing.T, b *Builder, ns string, scale float64, text string) {
 }
 
 // TestScanVW: ScanVW with the parser's fallback gives the example that
-// Feature gives token by token — names short and long, numeric and
+// Feature gives token by token, after features added by Feature — names short and long, numeric and
 // mixed, values of one digit and others, repeats that merge, names at the
 // end of the line, tabs — under --hash all, an ignored namespace, a
 // scaled namespace, an infinite product, the feature limit, interactions,
@@ -77,6 +77,8 @@ func scanLine(t *testing.T, b *Builder, ns string, scale float64, text string) {
 func TestScanVW(t *testing.T) {
 	text := "the a:2 abcd abcdefg:3 abcdefgh abcdefghi:4 7 42:2 12345678 123456789:3 42x x42 9abc " +
 		"longer_than_eight_bytes:9 the:5 a\tb:1.5 c:0 d:10 e:-1 :3 g:9 abcdefgh:2 w1 w2 w3 w4 w5 w6 w7 " +
+		"v1:0.0012 v2:12.5 v3:1. v4:.5 v5:0.000 v6:1234567.8901234 v7:12345678.901234567 v8:1e3 v9:00001.50 " +
+		"0:1 00000000:2 99999999:3 12345678x:4 1234:0.25 1a:3 v10:123456789012345 v11:1234567890123456 " +
 		"end_of_the_line_name"
 	cases := []struct {
 		name  string
@@ -111,6 +113,13 @@ func TestScanVW(t *testing.T) {
 				var ex sparse.Example
 				for rep := 0; rep < 3; rep++ { // the table reused
 					b.Begin()
+					// Features added before ScanVW's first call,
+					// repeats among them, are merged when it takes
+					// the example over.
+					b.Namespace([]byte("p"), 1)
+					for _, f := range []string{"x", "y", "x", "12"} {
+						b.Feature([]byte(f), 2)
+					}
 					if scan {
 						scanLine(t, b, "n", c.scale, text)
 						scanLine(t, b, "m", 1, text[:40])
