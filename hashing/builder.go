@@ -48,6 +48,9 @@ type Builder struct {
 	// appended as they come and merged in Finish (putBase), which costs
 	// those callers less than a probe per call.
 	direct, canDirect bool
+	// zeroed is set when a merge in a direct example left a value at 0,
+	// which Finish then drops (dropZeros).
+	zeroed bool
 	// room is how many distinct slots the slot table takes before it
 	// grows (half its size); h and v have at least that capacity.
 	room int
@@ -142,7 +145,7 @@ func (b *Builder) Begin() {
 		b.aud.begin()
 	}
 	b.hint = max(b.nfeat, 8)
-	b.direct, b.canDirect = false, !b.needG && b.aud == nil
+	b.direct, b.canDirect, b.zeroed = false, !b.needG && b.aud == nil, false
 	b.nfeat = 0
 	b.setNamespace(b.defaultNS, DefaultNamespace, 1)
 }
@@ -206,6 +209,7 @@ func (b *Builder) insert(slot uint32, v float64) {
 		}
 		if e.slot == slot {
 			b.v[e.pos] += v
+			b.zeroed = b.zeroed || b.v[e.pos] == 0
 			return
 		}
 		j++
@@ -425,12 +429,14 @@ func (b *Builder) finishDirect(ex *sparse.Example) error {
 	ex.Idx = append(ex.Idx, b.h...)
 	ex.Val = append(ex.Val, b.v...)
 	b.out = ex
-	b.merged = len(b.h) < b.nfeat
+	b.merged = false
 	if !b.cfg.cfg.NoConstant {
 		b.put(ConstantHash&b.mask, 1)
 	}
 	b.out = nil
-	if b.merged {
+	// Only a merge can leave a 0: one of the features (zeroed), or the
+	// constant's (merged, rare).
+	if b.zeroed || b.merged {
 		dropZeros(ex)
 	}
 	return nil

@@ -80,6 +80,9 @@ func TestScanVW(t *testing.T) {
 		"v1:0.0012 v2:12.5 v3:1. v4:.5 v5:0.000 v6:1234567.8901234 v7:12345678.901234567 v8:1e3 v9:00001.50 " +
 		"0:1 00000000:2 99999999:3 12345678x:4 1234:0.25 1a:3 v10:123456789012345 v11:1234567890123456 " +
 		"end_of_the_line_name"
+	// Values that cancel when merged, by ScanVW (zc) or by Feature (zd):
+	// apart, so that each must be dropped on its own.
+	texts := []string{text, "zc:-2.5 zc:2.5 " + text, "zd:2 zd:-2 " + text}
 	cases := []struct {
 		name  string
 		cfg   Config
@@ -102,60 +105,65 @@ func TestScanVW(t *testing.T) {
 		{name: "seed", cfg: Config{Seed: 77}, scale: 1},
 		{name: "bits 4", cfg: Config{Bits: 4}, scale: 1},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			run := func(scan bool) (sparse.Example, error) {
-				b, err := NewBuilder(c.cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b.SetAudit(c.audit)
-				var ex sparse.Example
-				for rep := 0; rep < 3; rep++ { // the table reused
-					b.Begin()
-					// Features added before ScanVW's first call,
-					// repeats among them, are merged when it takes
-					// the example over.
-					b.Namespace([]byte("p"), 1)
-					for _, f := range []string{"x", "y", "x", "12"} {
-						b.Feature([]byte(f), 2)
-					}
-					if scan {
-						scanLine(t, b, "n", c.scale, text)
-						scanLine(t, b, "m", 1, text[:40])
-					} else {
-						for _, p := range []struct {
-							ns    string
-							scale float64
-							text  string
-						}{{"n", c.scale, text}, {"m", 1, text[:40]}} {
-							b.Namespace([]byte(p.ns), p.scale)
-							for _, tok := range strings.Fields(p.text) {
-								name, val, _ := strings.Cut(tok, ":")
-								v := 1.0
-								if val != "" {
-									v, _ = strconv.ParseFloat(val, 64)
-									if v == 0 {
-										continue
-									}
-								}
-								b.Feature([]byte(name), v)
+	for k, text := range texts {
+		for _, c := range cases {
+			t.Run(fmt.Sprint(c.name, k), func(t *testing.T) { scanCase(t, c.cfg, c.scale, c.audit, text) })
+		}
+	}
+}
+
+// scanCase is a case of TestScanVW.
+func scanCase(t *testing.T, cfg Config, scale float64, audit bool, text string) {
+	run := func(scan bool) (sparse.Example, error) {
+		b, err := NewBuilder(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.SetAudit(audit)
+		var ex sparse.Example
+		for rep := 0; rep < 3; rep++ { // the table reused
+			b.Begin()
+			// Features added before ScanVW's first call,
+			// repeats among them, are merged when it takes
+			// the example over.
+			b.Namespace([]byte("p"), 1)
+			for _, f := range []string{"x", "y", "x", "12"} {
+				b.Feature([]byte(f), 2)
+			}
+			if scan {
+				scanLine(t, b, "n", scale, text)
+				scanLine(t, b, "m", 1, text[:40])
+			} else {
+				for _, p := range []struct {
+					ns    string
+					scale float64
+					text  string
+				}{{"n", scale, text}, {"m", 1, text[:40]}} {
+					b.Namespace([]byte(p.ns), p.scale)
+					for _, tok := range strings.Fields(p.text) {
+						name, val, _ := strings.Cut(tok, ":")
+						v := 1.0
+						if val != "" {
+							v, _ = strconv.ParseFloat(val, 64)
+							if v == 0 {
+								continue
 							}
 						}
+						b.Feature([]byte(name), v)
 					}
-					err = b.Finish(&ex)
 				}
-				return ex, err
 			}
-			want, werr := run(false)
-			got, gerr := run(true)
-			if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
-				t.Fatalf("ScanVW error %v, Feature error %v", gerr, werr)
-			}
-			if werr == nil && (!slices.Equal(got.Idx, want.Idx) || !slices.Equal(got.Val, want.Val) || len(want.Idx) < 2) {
-				t.Fatalf("ScanVW gives %v %v,\nFeature %v %v", got.Idx, got.Val, want.Idx, want.Val)
-			}
-		})
+			err = b.Finish(&ex)
+		}
+		return ex, err
+	}
+	want, werr := run(false)
+	got, gerr := run(true)
+	if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+		t.Fatalf("ScanVW error %v, Feature error %v", gerr, werr)
+	}
+	if werr == nil && (!slices.Equal(got.Idx, want.Idx) || !slices.Equal(got.Val, want.Val) || len(want.Idx) < 2) {
+		t.Fatalf("ScanVW gives %v %v,\nFeature %v %v", got.Idx, got.Val, want.Idx, want.Val)
 	}
 }
 
