@@ -72,8 +72,12 @@ func (b *Builder) ScanVW(line []byte, i int) int {
 	// A feature takes two bytes at least, and six or more in most text:
 	// sizing the table for the text ahead spares most of the growing
 	// (news20 at one per eight bytes grew a table a tenth of the lines,
-	// each growth entering the slots again).
-	if n := len(b.h) + (len(line)-i)/6; !b.direct {
+	// each growth entering the slots again). The estimate is capped by
+	// the slots and features there can be, and at 2^16, past which
+	// growing costs little next to the line: a long line of long names
+	// must not reserve for more features than it has.
+	est := min((len(line)-i)/6, b.maxFeat-b.nfeat, int(b.mask)+1, 1<<16)
+	if n := len(b.h) + max(est, 0); !b.direct {
 		b.toDirect(n)
 	} else if n > b.room {
 		b.reserve(n)
