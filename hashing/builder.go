@@ -33,8 +33,9 @@ type Builder struct {
 	// example is refused anyway, and keeping them would let one line of
 	// 10^8 words take gigabytes before the limit is checked.
 	over int
-	// nfeat counts the features kept so far, merged or not: the limit
-	// and its message count features, not slots.
+	// nfeat counts the features of a direct example kept so far, merged
+	// or not: the limit and its message count features, not slots. (Of
+	// an example not direct, h holds one entry per feature; kept.)
 	nfeat int
 
 	// direct is set once ScanVW takes an example built without
@@ -131,6 +132,7 @@ func (b *Builder) Mask() uint32 { return b.mask }
 // Begin starts a new example. Features before the first Namespace call go
 // to the default namespace.
 func (b *Builder) Begin() {
+	b.hint = max(b.kept(), 8) // the last example's features
 	for _, c := range b.present {
 		b.count[c] = 0
 	}
@@ -144,7 +146,6 @@ func (b *Builder) Begin() {
 	if b.aud != nil {
 		b.aud.begin()
 	}
-	b.hint = max(b.nfeat, 8)
 	b.direct, b.canDirect, b.zeroed = false, !b.needG && b.aud == nil, false
 	b.nfeat = 0
 	b.setNamespace(b.defaultNS, DefaultNamespace, 1)
@@ -161,10 +162,18 @@ func (b *Builder) resetTable(n int) {
 	}
 }
 
+// kept is the number of features kept so far.
+func (b *Builder) kept() int {
+	if b.direct {
+		return b.nfeat
+	}
+	return len(b.h)
+}
+
 // toDirect makes the example direct, sized for n distinct slots, merging
 // the features added so far.
 func (b *Builder) toDirect(n int) {
-	b.direct = true
+	b.direct, b.nfeat = true, len(b.h)
 	hs, vs := b.h, b.v
 	b.h, b.v = b.h[:0], b.v[:0]
 	b.resetTable(max(n, b.hint, len(hs)))
@@ -252,7 +261,7 @@ func (b *Builder) Feature(name []byte, value float64) {
 	} else {
 		h = b.hashName(name, b.nsHash)
 	}
-	if b.aud != nil && value*b.nsScale != 0 && b.nfeat < b.maxFeat {
+	if b.aud != nil && value*b.nsScale != 0 && len(b.h) < b.maxFeat {
 		b.aud.feature(name)
 	}
 	b.add(h, value)
@@ -264,7 +273,7 @@ func (b *Builder) FeatureHash(h uint32, value float64) {
 	if b.nsDrop {
 		return
 	}
-	if b.aud != nil && value*b.nsScale != 0 && b.nfeat < b.maxFeat {
+	if b.aud != nil && value*b.nsScale != 0 && len(b.h) < b.maxFeat {
 		b.aud.feature(nil)
 	}
 	b.add(h, value)
@@ -275,11 +284,10 @@ func (b *Builder) add(h uint32, value float64) {
 	// One test for the usual case, so that add inlines into the
 	// per-feature path of Feature's callers; v-v is 0 unless v is NaN or
 	// ±Inf.
-	if v == 0 || v-v != 0 || b.nfeat >= b.maxFeat || b.needG || b.direct {
+	if v == 0 || v-v != 0 || len(b.h) >= b.maxFeat || b.needG || b.direct {
 		b.addSlow(h, v)
 		return
 	}
-	b.nfeat++
 	b.h = append(b.h, h)
 	b.v = append(b.v, v)
 }
@@ -295,12 +303,12 @@ func (b *Builder) addSlow(h uint32, v float64) {
 		b.fail(fmt.Errorf("feature value %v is not finite", v))
 		return
 	}
-	if b.nfeat >= b.maxFeat {
+	if b.kept() >= b.maxFeat {
 		b.over++
 		return
 	}
-	b.nfeat++
 	if b.direct {
+		b.nfeat++
 		b.insert(h&b.mask, v)
 		return
 	}
@@ -347,7 +355,7 @@ func (b *Builder) Finish(ex *sparse.Example) error {
 		return b.err
 	}
 	if b.over > 0 {
-		total := b.nfeat + b.over
+		total := b.kept() + b.over
 		if !b.cfg.cfg.NoConstant {
 			total++
 		}

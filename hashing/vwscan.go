@@ -76,7 +76,7 @@ func (b *Builder) ScanVW(line []byte, i int) int {
 	// the slots and features there can be, and at 2^16, past which
 	// growing costs little next to the line: a long line of long names
 	// must not reserve for more features than it has.
-	est := min((len(line)-i)/6, b.maxFeat-b.nfeat, int(b.mask)+1, 1<<16)
+	est := min((len(line)-i)/6, b.maxFeat-b.kept(), int(b.mask)+1, 1<<16)
 	if n := len(b.h) + max(est, 0); !b.direct {
 		b.toDirect(n)
 	} else if n > b.room {
