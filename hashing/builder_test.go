@@ -616,6 +616,49 @@ func TestBuilderNoAllocs(t *testing.T) {
 	}
 }
 
+// TestScanVWNoAllocs: once its buffers have grown, the builder takes a
+// line through ScanVW without allocating.
+func TestScanVWNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are meaningless under the race detector")
+	}
+	b, _ := NewBuilder(Config{})
+	line := []byte(newsLine()[3:])
+	var ex sparse.Example
+	allocs := testing.AllocsPerRun(20, func() {
+		b.Begin()
+		b.Namespace([]byte("f"), 1)
+		if i := b.ScanVW(line, 0); i < len(line)-8 {
+			t.Fatalf("ScanVW stopped at %d of %d: %q", i, len(line), line[i:])
+		}
+		if err := b.Finish(&ex); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 || len(ex.Idx) < 10 {
+		t.Errorf("%v allocs per example, %d features", allocs, len(ex.Idx))
+	}
+}
+
+// BenchmarkScanVW is the VW parser's per-feature path on a news20-like
+// line: tokenising, hashing and merging slots.
+func BenchmarkScanVW(b *testing.B) {
+	bd, _ := NewBuilder(Config{})
+	line := []byte(newsLine()[3:])
+	ns := []byte("f")
+	var ex sparse.Example
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		bd.Begin()
+		bd.Namespace(ns, 1)
+		bd.ScanVW(line, 0)
+		if err := bd.Finish(&ex); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkBuilder(b *testing.B) {
 	for _, bc := range []struct {
 		name string

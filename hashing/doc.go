@@ -16,5 +16,8 @@
 // A Builder collects the features of one example and finishes them into a
 // sparse.Example whose slots are unique, merging collisions by adding
 // their values. Builders reuse all of their memory, so a parser that owns
-// one Builder per goroutine hashes examples without allocating.
+// one Builder per goroutine hashes examples without allocating. The VW
+// parser hands each namespace's text to ScanVW (vwscan.go), which
+// tokenises, hashes and merges the features of the usual forms in one
+// loop, and adds the others one by one with Feature.
 package hashing

@@ -124,23 +124,8 @@ func murmurName(data []byte, seed uint32) uint32 {
 // bytes of the little-endian word w (the bytes above are ignored). The
 // parser has already loaded that word to find where the name ends;
 // hashing it from the register saves reloading the bytes and the loop.
-// Word lengths are random, so the length's cases are selections rather
-// than branches: the block of the low half is always mixed and kept only
-// for n ≥ 4, and a tail of 0 bytes scrambles to 0 (news20: a sixth of the
-// parser's instructions went to this hash and its mispredicted branches).
 func murmurWord(w uint64, n int, seed uint32) uint32 {
-	lo := uint32(w)
-	h1 := mixBlock(seed, lo)
-	h, k, t := seed, lo, n
-	if n >= 4 {
-		h, k, t = h1, uint32(w>>32), n-4
-	}
-	h ^= scramble(k & wordMask[t&7])
-	if t == 4 {
-		// The tail is a whole block: finish mixBlock.
-		h = bits.RotateLeft32(h, 13)*5 + 0xe6546b64
-	}
-	return fmix32(h ^ uint32(n))
+	return fmix32(wordState(seed, w, n) ^ uint32(n))
 }
 
 // wordMask[t] keeps the low t ≤ 4 bytes of a block.

@@ -2,9 +2,12 @@ package hashing
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/sparseson/sparseson/sparse"
@@ -30,122 +33,190 @@ func TestMurmurWord(t *testing.T) {
 	}
 }
 
-// TestFeatureWord: the parser's short-name entry gives the example
-// Feature gives, for ordinary, numeric, empty and long names, with and
-// without --hash all, in a dropped namespace too.
-func TestFeatureWord(t *testing.T) {
-	names := []string{"the", "a", "abcd", "abcdefg", "abcdefgh", "7", "42x", "x42", "", "9abc", "longer_than_eight"}
-	for _, hashAll := range []bool{false, true} {
-		for _, ignore := range []bool{false, true} {
-			cfg := Config{HashAll: hashAll}
-			if ignore {
-				cfg.Ignore = "n"
+// scanLine builds the example of one namespace's features in text the
+// way the VW parser does: ScanVW for the run it takes, Feature for each
+// token it leaves (name[:value], the value parsed by strconv).
+func scanLine(t *testing.T, b *Builder, ns string, scale float64, text string) {
+	t.Helper()
+	line := []byte(text)
+	b.Namespace([]byte(ns), scale)
+	i := 0
+	for {
+		i = b.ScanVW(line, i)
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i >= len(line) {
+			return
+		}
+		start := i
+		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+			i++
+		}
+		name, val, _ := strings.Cut(string(line[start:i]), ":")
+		v := 1.0
+		if val != "" {
+			var err error
+			if v, err = strconv.ParseFloat(val, 64); err != nil {
+				t.Fatalf("bad test value %q", val)
 			}
-			fa, err := NewBuilder(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fb, _ := NewBuilder(cfg)
-			var ea, eb sparse.Example
-			fa.Begin()
-			fb.Begin()
-			for _, ns := range []string{"f", "n"} {
-				fa.Namespace([]byte(ns), 1)
-				fb.Namespace([]byte(ns), 1)
-				for i, s := range names {
-					var buf [8]byte
-					copy(buf[:], s+" :|\t")
-					name := []byte(s)
-					if len(name) <= 8 {
-						fa.FeatureWord(name, binary.LittleEndian.Uint64(buf[:]), float64(i+1))
-					} else {
-						fa.Feature(name, float64(i+1))
-					}
-					fb.Feature(name, float64(i+1))
-				}
-			}
-			if err := fa.Finish(&ea); err != nil {
-				t.Fatal(err)
-			}
-			if err := fb.Finish(&eb); err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(ea.Idx, eb.Idx) || !slices.Equal(ea.Val, eb.Val) || len(ea.Idx) < 2 {
-				t.Fatalf("hashAll %v ignore %v: FeatureWord gives %v %v, Feature %v %v", hashAll, ignore, ea.Idx, ea.Val, eb.Idx, eb.Val)
+			if v == 0 {
+				continue
 			}
 		}
+		b.Feature([]byte(name), v)
 	}
 }
 
-// TestAddWords: a run handed over by AddWords gives the example that
-// FeatureWord gives name by name — numeric and mixed names, --hash all, an
-// ignored namespace, a scaled namespace, zero and non-finite values, the
-// feature limit, interactions (features grouped by namespace) and a
-// builder that records names.
-func TestAddWords(t *testing.T) {
-	words := []string{"the", "a", "abcd", "abcdefg", "abcdefgh", "7", "42", "12345678", "42x", "x42", "9abc"}
+// TestScanVW: ScanVW with the parser's fallback gives the example that
+// Feature gives token by token, after features added by Feature — names short and long, numeric and
+// mixed, values of one digit and others, repeats that merge, names at the
+// end of the line, tabs — under --hash all, an ignored namespace, a
+// scaled namespace, an infinite product, the feature limit, interactions,
+// audit and a hash seed.
+func TestScanVW(t *testing.T) {
+	text := "the a:2 abcd abcdefg:3 abcdefgh abcdefghi:4 7 42:2 12345678 123456789:3 42x x42 9abc " +
+		"longer_than_eight_bytes:9 the:5 a\tb:1.5 c:0 d:10 e:-1 :3 g:9 abcdefgh:2 w1 w2 w3 w4 w5 w6 w7 " +
+		"v1:0.0012 v2:12.5 v3:1. v4:.5 v5:0.000 v6:1234567.8901234 v7:12345678.901234567 v8:1e3 v9:00001.50 " +
+		"0:1 00000000:2 99999999:3 12345678x:4 1234:0.25 1a:3 v10:123456789012345 v11:1234567890123456 " +
+		"end_of_the_line_name"
+	// Values that cancel when merged, by ScanVW (zc) or by Feature (zd):
+	// apart, so that each must be dropped on its own.
+	texts := []string{text, "zc:-2.5 zc:2.5 " + text, "zd:2 zd:-2 " + text}
 	cases := []struct {
 		name  string
 		cfg   Config
 		scale float64
-		vals  []float64
 		audit bool
 	}{
 		{name: "plain", scale: 1},
 		{name: "hash all", cfg: Config{HashAll: true}, scale: 1},
 		{name: "ignored", cfg: Config{Ignore: "n"}, scale: 1},
 		{name: "scaled", scale: 0.5},
-		{name: "zero values", scale: 1, vals: []float64{0, 1, 0, 2}},
-		{name: "NaN value", scale: 1, vals: []float64{1, math.NaN()}},
-		{name: "Inf scale product", scale: math.MaxFloat64, vals: []float64{4}},
+		{name: "zero scale", scale: 0},
+		{name: "Inf scale product", scale: math.MaxFloat64},
 		{name: "limit", cfg: Config{MaxFeatures: 5}, scale: 1},
+		{name: "limit at 6", cfg: Config{MaxFeatures: 6}, scale: 1},
+		{name: "limit at 7", cfg: Config{MaxFeatures: 7}, scale: 1},
+		{name: "limit at 8", cfg: Config{MaxFeatures: 8}, scale: 1},
+		{name: "limit at 17", cfg: Config{MaxFeatures: 17}, scale: 1},
 		{name: "interactions", cfg: Config{Interactions: []string{"nn"}}, scale: 1},
 		{name: "audit", scale: 1, audit: true},
 		{name: "seed", cfg: Config{Seed: 77}, scale: 1},
+		{name: "bits 4", cfg: Config{Bits: 4}, scale: 1},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			run := func(byWords bool) (sparse.Example, error) {
-				b, err := NewBuilder(c.cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b.SetAudit(c.audit)
-				var ex sparse.Example
-				b.Begin()
-				b.Namespace([]byte("n"), c.scale)
-				q := b.WordBuf()
-				if c.audit != (q == nil) {
-					t.Fatalf("audit %v: WordBuf gave %d words", c.audit, len(q))
-				}
-				k := 0
-				for i, s := range words {
-					var buf [8]byte
-					copy(buf[:], s+" :|\t")
-					w := binary.LittleEndian.Uint64(buf[:])
-					v := float64(i + 1)
-					if c.vals != nil {
-						v = c.vals[i%len(c.vals)]
+	for k, text := range texts {
+		for _, c := range cases {
+			t.Run(fmt.Sprint(c.name, k), func(t *testing.T) { scanCase(t, c.cfg, c.scale, c.audit, text) })
+		}
+	}
+}
+
+// scanCase is a case of TestScanVW.
+func scanCase(t *testing.T, cfg Config, scale float64, audit bool, text string) {
+	run := func(scan bool) (sparse.Example, error) {
+		b, err := NewBuilder(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.SetAudit(audit)
+		var ex sparse.Example
+		for rep := 0; rep < 3; rep++ { // the table reused
+			b.Begin()
+			// Features added before ScanVW's first call,
+			// repeats among them, are merged when it takes
+			// the example over.
+			b.Namespace([]byte("p"), 1)
+			for _, f := range []string{"x", "y", "x", "12"} {
+				b.Feature([]byte(f), 2)
+			}
+			if scan {
+				scanLine(t, b, "n", scale, text)
+				scanLine(t, b, "m", 1, text[:40])
+			} else {
+				for _, p := range []struct {
+					ns    string
+					scale float64
+					text  string
+				}{{"n", scale, text}, {"m", 1, text[:40]}} {
+					b.Namespace([]byte(p.ns), p.scale)
+					for _, tok := range strings.Fields(p.text) {
+						name, val, _ := strings.Cut(tok, ":")
+						v := 1.0
+						if val != "" {
+							v, _ = strconv.ParseFloat(val, 64)
+							if v == 0 {
+								continue
+							}
+						}
+						b.Feature([]byte(name), v)
 					}
-					if byWords && q != nil {
-						q[k] = Word{W: w, V: v, N: len(s)}
-						k++
-					} else {
-						b.FeatureWord([]byte(s), w, v)
-					}
 				}
-				b.AddWords(q[:k])
-				err = b.Finish(&ex)
-				return ex, err
 			}
-			want, werr := run(false)
-			got, gerr := run(true)
-			if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
-				t.Fatalf("AddWords error %v, FeatureWord error %v", gerr, werr)
+			err = b.Finish(&ex)
+		}
+		return ex, err
+	}
+	want, werr := run(false)
+	got, gerr := run(true)
+	if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+		t.Fatalf("ScanVW error %v, Feature error %v", gerr, werr)
+	}
+	if werr == nil && (!slices.Equal(got.Idx, want.Idx) || !slices.Equal(got.Val, want.Val) || len(want.Idx) < 2) {
+		t.Fatalf("ScanVW gives %v %v,\nFeature %v %v", got.Idx, got.Val, want.Idx, want.Val)
+	}
+}
+
+// TestScanVWLongLine: a line of many features grows the slot table and
+// the buffers while ScanVW runs, and merges repeats across the growth.
+func TestScanVWLongLine(t *testing.T) {
+	var sb strings.Builder
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&sb, "w%d:%d ", i%3000, 1+i%9)
+	}
+	text := sb.String()
+	for _, bits := range []uint{0, 10} {
+		cfg := Config{Bits: bits}
+		a, _ := NewBuilder(cfg)
+		b, _ := NewBuilder(cfg)
+		var ea, eb sparse.Example
+		a.Begin()
+		scanLine(t, a, "f", 1, text)
+		b.Begin()
+		b.Namespace([]byte("f"), 1)
+		for _, tok := range strings.Fields(text) {
+			name, val, _ := strings.Cut(tok, ":")
+			v, _ := strconv.ParseFloat(val, 64)
+			b.Feature([]byte(name), v)
+		}
+		if err := a.Finish(&ea); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Finish(&eb); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ea.Idx, eb.Idx) || !slices.Equal(ea.Val, eb.Val) || len(ea.Idx) < 900 {
+			t.Fatalf("bits %d: ScanVW gives %d slots, Feature %d (or different values)", bits, len(ea.Idx), len(eb.Idx))
+		}
+	}
+}
+
+func TestWordEnd(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	alphabet := []byte("ab \t|:\x00\xff\x80\x7f\x01 xyz")
+	for n := 0; n < 5000; n++ {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		for i := 0; i <= len(b); i++ {
+			want := i
+			for want < len(b) && !strings.ContainsRune(" \t|:", rune(b[want])) {
+				want++
 			}
-			if werr == nil && (!slices.Equal(got.Idx, want.Idx) || !slices.Equal(got.Val, want.Val) || len(want.Idx) == 0 && c.cfg.Ignore == "") {
-				t.Fatalf("AddWords gives %v %v, FeatureWord %v %v", got.Idx, got.Val, want.Idx, want.Val)
+			if got := wordEnd(b, i); got != want {
+				t.Fatalf("wordEnd(%q, %d) = %d, want %d", b, i, got, want)
 			}
-		})
+		}
 	}
 }

@@ -32,20 +32,25 @@ func fuzzLine(t *testing.T, line []byte, mode uint8, parse func([]byte, *hashing
 	}
 	var ex sparse.Example
 	err = parse(line, b, &ex)
+	// A builder that records names takes the name-by-name path (no run of
+	// features tokenised, hashed and merged at once, ScanVW): the same
+	// example, or the same error.
+	ab, _ := hashing.NewBuilder(cfg)
+	ab.SetAudit(true)
+	var named sparse.Example
+	aerr := parse(line, ab, &named)
 	if err != nil {
 		if err.Error() == "" {
 			t.Fatal("empty error message")
 		}
+		if aerr == nil || aerr.Error() != err.Error() {
+			t.Fatalf("recording names: error %v, without: %v", aerr, err)
+		}
 		return
 	}
 	checkExample(t, &ex, b.Config().Bits)
-	// A builder that records names takes the name-by-name path (no runs
-	// of short names handed over at once, AddWords): the same example.
-	ab, _ := hashing.NewBuilder(cfg)
-	ab.SetAudit(true)
-	var named sparse.Example
-	if err := parse(line, ab, &named); err != nil || !sameExample(&ex, &named) {
-		t.Fatalf("recording names: %v\n%+v\n%+v", err, ex, named)
+	if aerr != nil || !sameExample(&ex, &named) {
+		t.Fatalf("recording names: %v\n%+v\n%+v", aerr, ex, named)
 	}
 	// Parsing is deterministic, also with a builder and example that
 	// carry state from another line.
@@ -73,6 +78,11 @@ func FuzzParseVW(f *testing.F) {
 		// Runs of short names longer than the builder's buffer, broken by
 		// long, empty, numeric and zero-valued names, across namespaces.
 		"1 |f " + strings.Repeat("ab cd:3 ", 200) + "a_long_name :2 17 x:0 " + strings.Repeat("e ", 300) + "|g:0.5 h i:2",
+		// What ScanVW reads itself (numbers of up to 8 digits, short
+		// decimals, names longer than a word, tabs) and what it leaves
+		// (signs, exponents, long numbers, zeros, '|' after a value).
+		"1 |f 12345678:0.25 1:3 00:1.5 7x:2 abcdefghijklmnopq:9\tb:.5 c:1. d:-1 e:1e2 f:0.000 g:1234567890123456 h:2|g 123456789 x:00012.50 y",
+		"1 |f a:1\t\tb  c:9 |  d:0.1|e  f",
 	} {
 		f.Add([]byte(s), uint8(0))
 	}

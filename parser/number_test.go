@@ -127,23 +127,3 @@ func TestParseNumberNoAllocs(t *testing.T) {
 		t.Fatalf("%v allocs", n)
 	}
 }
-
-func TestWordEnd(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 1))
-	alphabet := []byte("ab \t|:\x00\xff\x80\x7f\x01 xyz")
-	for n := 0; n < 5000; n++ {
-		b := make([]byte, r.IntN(40))
-		for i := range b {
-			b[i] = alphabet[r.IntN(len(alphabet))]
-		}
-		for i := 0; i <= len(b); i++ {
-			want := i
-			for want < len(b) && byteClass[b[want]] == clsWord {
-				want++
-			}
-			if got := wordEnd(b, i); got != want {
-				t.Fatalf("wordEnd(%q, %d) = %d, want %d", b, i, got, want)
-			}
-		}
-	}
-}

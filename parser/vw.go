@@ -1,10 +1,8 @@
 package parser
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/bits"
 
 	"github.com/sparseson/sparseson/hashing"
 	"github.com/sparseson/sparseson/sparse"
@@ -96,78 +94,43 @@ func ParseVWLine(line []byte, b *hashing.Builder, ex *sparse.Example) error {
 		} else {
 			b.Namespace(nil, 1)
 		}
-		// Features up to the next '|' or the end. Short names are
-		// collected and handed to the builder a run at a time (AddWords):
-		// the loop then makes no call per feature.
-		q := b.WordBuf()
-		nq := 0
+		// Features up to the next '|' or the end: the builder takes those
+		// of the usual form in a run (ScanVW), the parser the others.
 		for {
+			i = b.ScanVW(line, i)
 			for i < len(line) && byteClass[line[i]] == clsSpace {
 				i++
 			}
 			if i >= len(line) {
-				b.AddWords(q[:nq])
 				return b.Finish(ex)
 			}
 			if line[i] == '|' {
 				i++
 				break
 			}
-			// Most names are shorter than 8 bytes: the word loaded to
-			// find the end is then hashed as it is.
 			start := i
-			var w uint64
-			short := false
-			if i+8 <= len(line) {
-				w = binary.LittleEndian.Uint64(line[i:])
-				if m := delimMask(w); m != 0 {
-					i += bits.TrailingZeros64(m) >> 3
-					short = true
-				} else {
-					i = wordEnd(line, i+8)
-				}
-			} else {
-				i = wordEnd(line, i)
+			for i < len(line) && byteClass[line[i]] == clsWord {
+				i++
 			}
 			end := i
 			v := 1.0
 			if i < len(line) && line[i] == ':' {
 				i++
-				if i+1 < len(line) && line[i]-'1' < 9 && byteClass[line[i+1]] == clsSpace {
-					// A count of one digit, news20's usual value.
-					v = float64(line[i] - '0')
+				vs := i
+				for i < len(line) && byteClass[line[i]] != clsSpace && line[i] != '|' {
 					i++
-				} else {
-					vs := i
-					for i < len(line) && byteClass[line[i]] != clsSpace && line[i] != '|' {
-						i++
-					}
-					var st numStatus
-					v, st = parseNumber(line[vs:i])
-					if st != numOK {
-						return fmt.Errorf("bad value %q for feature %q%s", show(line[vs:i]), show(line[start:end]), why(st))
-					}
-					if v == 0 {
-						continue
-					}
+				}
+				var st numStatus
+				v, st = parseNumber(line[vs:i])
+				if st != numOK {
+					return fmt.Errorf("bad value %q for feature %q%s", show(line[vs:i]), show(line[start:end]), why(st))
+				}
+				if v == 0 {
+					continue
 				}
 			}
-			if short && end > start && nq < len(q) {
-				q[nq] = hashing.Word{W: w, V: v, N: end - start}
-				nq++
-				continue
-			}
-			// A long or empty name, a full buffer, or names recorded: the
-			// run so far first, to keep the input order.
-			b.AddWords(q[:nq])
-			nq = 0
-			if short {
-				b.FeatureWord(line[start:end], w, v)
-			} else {
-				b.Feature(line[start:end], v)
-			}
+			b.Feature(line[start:end], v)
 		}
-		b.AddWords(q[:nq])
 	}
 }
 
