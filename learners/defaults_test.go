@@ -180,3 +180,44 @@ func TestADADefaultsStepSize(t *testing.T) {
 		}
 	}
 }
+
+// TestADADefaultTau: without -m the δ-form learners and Fast S-ADA get
+// τ = 10 and the other escaped-form learners the papers' 20 (the
+// measurements are ADASmallTau's); a stated -m wins. A default moved back
+// to 20 (or FTSL's moved to 10) fails its row.
+func TestADADefaultTau(t *testing.T) {
+	tests := []struct {
+		name string
+		dual bool
+		m    int // -m given; 0: not given
+		want string
+	}{
+		{name: "ada_fd", want: "10"},
+		{name: "ada_fd", dual: true, want: "10"},
+		{name: "ada_ffd", want: "10"},
+		{name: "ada_ffd", dual: true, want: "10"},
+		{name: "sada_fast", want: "10"},
+		{name: "ftsl", want: "20"},
+		{name: "ftfsl", want: "20"},
+		{name: "sada", want: "20"},
+		{name: "ada_fd", m: 20, want: "20"},
+		{name: "ftsl", m: 10, want: "10"},
+	}
+	seen := map[string]bool{}
+	for _, tc := range tests {
+		s := &Settings{ADA: tc.name, Delta: "auto", ADAScale: "auto", Dual: tc.dual, Mirror: !tc.dual}
+		if tc.m != 0 {
+			s.SketchSize = tc.m
+			s.Given = func(k string) bool { return k == "sketch_size" }
+		}
+		if got := adaFamily.options(s)["m"]; got != tc.want {
+			t.Errorf("%s (dual %v, -m %d): τ = %s, want %s", tc.name, tc.dual, tc.m, got, tc.want)
+		}
+		seen[tc.name] = true
+	}
+	for _, n := range ada.Learners {
+		if !seen[n.Name] {
+			t.Errorf("learner %s has no row", n.Name)
+		}
+	}
+}

@@ -252,7 +252,7 @@ func adaOptions(s *Settings) model.Options {
 	if s.given("learning_rate") {
 		eta = s.LearningRate
 	}
-	tau := ADADefaultTau
+	tau := ADADefaultTauOf(name)
 	if s.given("sketch_size") {
 		tau = s.SketchSize
 	}
