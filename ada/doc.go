@@ -88,7 +88,9 @@
 // Z, so Z fills every few examples and is compacted — deferred by the
 // core, O(τ) per feature seen when it recurs, O(τ·d_seen) amortized — and
 // each new row is folded into the diagonal factor by the shrink's
-// arrowhead solver, O(τ²·p) (fd.Config.RankBuffer). It is the slower of
+// arrowhead solver, O(τ²·p) (fd.Config.RankBuffer). Its Z row cap is 2τ
+// (DoubledRowCap, Config.RowCap), not fd's 3τ: the compactions come
+// about as often either way, and each costs less. It is the slower of
 // the two here, the reverse of Wan & Zhang's (TPAMI 2022) dense-data finding (ADA-FFD
 // faster than ADA-FD, whose SVD costs O(τ²d) there).
 package ada

@@ -29,7 +29,8 @@ const ADADefaultTau = 20
 // AdaGrad, while the per-step shrink (O(τ²)) and the doubled buffer's
 // rotation per new direction (O(τ²p), p ≤ 3τ) and compactions shrink with
 // τ: on news20, one pass, ADA-FD takes 1.38× FD-SON's instructions
-// instead of 2.79×, ADA-FFD 2.69× instead of 6.38×. FTSL, FTFSL and
+// instead of 2.79×, ADA-FFD 2.69× instead of 6.38× (2.00× with the row
+// cap of ada.DoubledRowCap). FTSL, FTFSL and
 // S-ADA keep the papers' 20: at τ = 10 the escaped mass ρ_{1:t} grows
 // faster on sparse text and their news20 accuracy falls 3.0–3.8 pp below
 // AdaGrad's (1.9–2.9 at τ = 20); FTSL and S-ADA cost about FD-SON's
@@ -210,6 +211,10 @@ func adaConfig(o model.Options) (ada.Config, error) {
 	cfg.Precond, cfg.Buffer, cfg.Tau = n.Precond, n.Buffer, p.int(o, "m")
 	// Models without fd_gate are exact FD (as every model before it).
 	cfg.Gate = optFloat(o, "fd_gate", 0, &p)
+	if _, ok := o["row_cap"]; ok {
+		// Models without it have fd's doubled-buffer cap 3τ (Config.RowCap 0).
+		cfg.RowCap = p.int(o, "row_cap")
+	}
 	if n.Precond == ada.Delta {
 		cfg.Delta = p.float(o, "delta")
 	} else {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/ada"
+	"github.com/sparseson/sparseson/fd"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -218,6 +219,38 @@ func TestADADefaultTau(t *testing.T) {
 	for _, n := range ada.Learners {
 		if !seen[n.Name] {
 			t.Errorf("learner %s has no row", n.Name)
+		}
+	}
+}
+
+// TestADARowCapOption: a new doubled-buffer model states its Z row cap
+// (ada.DoubledRowCap of its τ) and a per-step one none; a model without
+// the option — every doubled-buffer model before it — reads back as
+// fd's 3τ (Config.RowCap 0), so that it loads and continues as before.
+func TestADARowCapOption(t *testing.T) {
+	tests := []struct {
+		name    string
+		want    string // the row_cap option; "" = absent
+		wantCfg int    // Config.RowCap
+	}{
+		{"ada_ffd", "20", 20},
+		{"sada_fast", "20", 20},
+		{"ftfsl", "40", 40},
+		{"ada_fd", "", 0},
+		{"ftsl", "", 0},
+	}
+	for _, tc := range tests {
+		o := adaDefaultOptions(tc.name, false, 1)
+		if got := o["row_cap"]; got != tc.want {
+			t.Errorf("%s: row_cap = %q, want %q", tc.name, got, tc.want)
+		}
+		cfg, err := adaConfig(o)
+		if err != nil || cfg.RowCap != tc.wantCfg {
+			t.Errorf("%s: Config.RowCap %d (error %v), want %d", tc.name, cfg.RowCap, err, tc.wantCfg)
+		}
+		delete(o, "row_cap")
+		if cfg, err := adaConfig(o); err != nil || cfg.RowCap != 0 || ada.RowCap(cfg) != fd.DefaultRowCap(cfg.Tau, cfg.Buffer == ada.Doubled) {
+			t.Errorf("%s without row_cap: Config.RowCap %d, cap %d (error %v), want 0 and fd's default", tc.name, cfg.RowCap, ada.RowCap(cfg), err)
 		}
 	}
 }

@@ -285,6 +285,11 @@ func adaOptions(s *Settings) model.Options {
 		// saved (ada/gate.go).
 		o["fd_gate"] = FormatFloat(s.FDGate)
 	}
+	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Doubled {
+		// The doubled buffer's Z row cap (ada.DoubledRowCap); a model
+		// without it has the 3τ of the models before it.
+		o["row_cap"] = strconv.Itoa(ada.DoubledRowCap(tau))
+	}
 	if s.ADAScale != "paper" {
 		// A paper-form model is written as before the option existed
 		// (byte for byte); its absence means paper.
