@@ -41,7 +41,9 @@
 // # Defaults, and where they trail AdaGrad
 //
 // τ = 20 and δ = 1 (mirror descent) or 10 (dual averaging) are Wan &
-// Zhang's (TPAMI 2022), §5.1; ε = 0 is Yang et al.'s (ICML 2025), kept
+// Zhang's (TPAMI 2022), §5.1 (the CLI defaults ADA-FD, ADA-FFD and Fast
+// S-ADA to τ = 10, as accurate on the shared sets at about half the
+// time: learners.ADASmallTau); ε = 0 is Yang et al.'s (ICML 2025), kept
 // for S-ADA and for every learner at --ada_scale paper, while FTSL and
 // FTFSL on pre-scaled features default to ε = 1 (learners.ADADefaultEpsilon:
 // dual averaging's pseudo-inverse phase); η is ¼
@@ -86,7 +88,9 @@
 // Z, so Z fills every few examples and is compacted — deferred by the
 // core, O(τ) per feature seen when it recurs, O(τ·d_seen) amortized — and
 // each new row is folded into the diagonal factor by the shrink's
-// arrowhead solver, O(τ²·p) (fd.Config.RankBuffer). It is the slower of
+// arrowhead solver, O(τ²·p) (fd.Config.RankBuffer). Its Z row cap is 2τ
+// (DoubledRowCap, Config.RowCap), not fd's 3τ: the compactions come
+// about as often either way, and each costs less. It is the slower of
 // the two here, the reverse of Wan & Zhang's (TPAMI 2022) dense-data finding (ADA-FFD
 // faster than ADA-FD, whose SVD costs O(τ²d) there).
 package ada

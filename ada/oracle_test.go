@@ -49,10 +49,13 @@ type oracleCase struct {
 	delta    float64
 	eps      float64
 	seed     uint64
+	// rowCap is Config.RowCap of a doubled buffer: 0 the CLI's
+	// DoubledRowCap, −1 fd's default 3τ (the models before it).
+	rowCap int
 }
 
 func (c oracleCase) String() string {
-	return fmt.Sprintf("%v_d%d_s%d_tau%d_%s_seed%d", c.v, c.d, c.s, c.tau, c.lossName, c.seed)
+	return fmt.Sprintf("%v_d%d_s%d_tau%d_%s_seed%d_cap%d", c.v, c.d, c.s, c.tau, c.lossName, c.seed, RowCap(c.config()))
 }
 
 func (c oracleCase) config() Config {
@@ -64,7 +67,11 @@ func (c oracleCase) config() Config {
 	if delta == 0 {
 		delta = DefaultDelta(c.v.update)
 	}
-	return Config{Bits: 9, Tau: c.tau, Precond: n.Precond, Update: c.v.update, Buffer: n.Buffer, Eta: c.eta, Delta: delta, Epsilon: c.eps}
+	cfg := Config{Bits: 9, Tau: c.tau, Precond: n.Precond, Update: c.v.update, Buffer: n.Buffer, Eta: c.eta, Delta: delta, Epsilon: c.eps}
+	if n.Buffer == Doubled && c.rowCap == 0 {
+		cfg.RowCap = DoubledRowCap(c.tau)
+	}
+	return cfg
 }
 
 func (c oracleCase) denseConfig() dense.ADAConfig {
@@ -130,6 +137,9 @@ func TestOracle(t *testing.T) {
 		for _, lossName := range []string{"logistic", "squared"} {
 			for _, seed := range []uint64{1, 2} {
 				c := oracleCase{v: v, d: 20, s: 5, t: 300, tau: 5, lossName: lossName, eta: 0.5, seed: seed}
+				if seed == 1 {
+					c.rowCap = -1 // the doubled buffer's old cap, 3τ
+				}
 				if lossName == "squared" && v.name == "ada_fd" && v.update == Mirror {
 					c.t = 40
 				}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/ada"
+	"github.com/sparseson/sparseson/fd"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -177,6 +178,79 @@ func TestADADefaultsStepSize(t *testing.T) {
 				r.learner, r.dual, r.etaMul, p.name, acc, base[r.problem], r.within)
 		} else {
 			t.Logf("%s (dual %v, η × %g) on %s: %.2f%%", r.learner, r.dual, r.etaMul, p.name, acc)
+		}
+	}
+}
+
+// TestADADefaultTau: without -m the δ-form learners and Fast S-ADA get
+// τ = 10 and the other escaped-form learners the papers' 20 (the
+// measurements are ADASmallTau's); a stated -m wins. A default moved back
+// to 20 (or FTSL's moved to 10) fails its row.
+func TestADADefaultTau(t *testing.T) {
+	tests := []struct {
+		name string
+		dual bool
+		m    int // -m given; 0: not given
+		want string
+	}{
+		{name: "ada_fd", want: "10"},
+		{name: "ada_fd", dual: true, want: "10"},
+		{name: "ada_ffd", want: "10"},
+		{name: "ada_ffd", dual: true, want: "10"},
+		{name: "sada_fast", want: "10"},
+		{name: "ftsl", want: "20"},
+		{name: "ftfsl", want: "20"},
+		{name: "sada", want: "20"},
+		{name: "ada_fd", m: 20, want: "20"},
+		{name: "ftsl", m: 10, want: "10"},
+	}
+	seen := map[string]bool{}
+	for _, tc := range tests {
+		s := &Settings{ADA: tc.name, Delta: "auto", ADAScale: "auto", Dual: tc.dual, Mirror: !tc.dual}
+		if tc.m != 0 {
+			s.SketchSize = tc.m
+			s.Given = func(k string) bool { return k == "sketch_size" }
+		}
+		if got := adaFamily.options(s)["m"]; got != tc.want {
+			t.Errorf("%s (dual %v, -m %d): τ = %s, want %s", tc.name, tc.dual, tc.m, got, tc.want)
+		}
+		seen[tc.name] = true
+	}
+	for _, n := range ada.Learners {
+		if !seen[n.Name] {
+			t.Errorf("learner %s has no row", n.Name)
+		}
+	}
+}
+
+// TestADARowCapOption: a new doubled-buffer model states its Z row cap
+// (ada.DoubledRowCap of its τ) and a per-step one none; a model without
+// the option — every doubled-buffer model before it — reads back as
+// fd's 3τ (Config.RowCap 0), so that it loads and continues as before.
+func TestADARowCapOption(t *testing.T) {
+	tests := []struct {
+		name    string
+		want    string // the row_cap option; "" = absent
+		wantCfg int    // Config.RowCap
+	}{
+		{"ada_ffd", "20", 20},
+		{"sada_fast", "20", 20},
+		{"ftfsl", "40", 40},
+		{"ada_fd", "", 0},
+		{"ftsl", "", 0},
+	}
+	for _, tc := range tests {
+		o := adaDefaultOptions(tc.name, false, 1)
+		if got := o["row_cap"]; got != tc.want {
+			t.Errorf("%s: row_cap = %q, want %q", tc.name, got, tc.want)
+		}
+		cfg, err := adaConfig(o)
+		if err != nil || cfg.RowCap != tc.wantCfg {
+			t.Errorf("%s: Config.RowCap %d (error %v), want %d", tc.name, cfg.RowCap, err, tc.wantCfg)
+		}
+		delete(o, "row_cap")
+		if cfg, err := adaConfig(o); err != nil || cfg.RowCap != 0 || ada.RowCap(cfg) != fd.DefaultRowCap(cfg.Tau, cfg.Buffer == ada.Doubled) {
+			t.Errorf("%s without row_cap: Config.RowCap %d, cap %d (error %v), want 0 and fd's default", tc.name, cfg.RowCap, ada.RowCap(cfg), err)
 		}
 	}
 }

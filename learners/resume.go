@@ -125,6 +125,9 @@ var optionTable = []OptionRow{
 	{Key: "update", Settings: []string{"dual_averaging", "mirror_descent"}, Old: true, Def: "mirror"},
 	{Key: "delta", Settings: []string{"delta"}, Old: true, Def: "0"},
 	{Key: "epsilon", Settings: []string{"epsilon"}},
+	// The doubled buffer's Z row cap: no setting, follows τ (ada.DoubledRowCap);
+	// models before it have fd's 3τ.
+	{Key: "row_cap", Class: StateOption, Old: true, Def: "0"},
 	// Models before ada_scale learned on x as given.
 	{Key: "ada_scale", Settings: []string{"ada_scale"}, Old: true, Def: "paper"},
 }

@@ -252,7 +252,7 @@ func adaOptions(s *Settings) model.Options {
 	if s.given("learning_rate") {
 		eta = s.LearningRate
 	}
-	tau := ADADefaultTau
+	tau := ADADefaultTauOf(name)
 	if s.given("sketch_size") {
 		tau = s.SketchSize
 	}
@@ -284,6 +284,11 @@ func adaOptions(s *Settings) model.Options {
 		// δ form's limit, and the gated row cap cost more than the drops
 		// saved (ada/gate.go).
 		o["fd_gate"] = FormatFloat(s.FDGate)
+	}
+	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Doubled {
+		// The doubled buffer's Z row cap (ada.DoubledRowCap); a model
+		// without it has the 3τ of the models before it.
+		o["row_cap"] = strconv.Itoa(ada.DoubledRowCap(tau))
 	}
 	if s.ADAScale != "paper" {
 		// A paper-form model is written as before the option existed
