@@ -70,9 +70,15 @@ func (p *Split) Save(w *model.Writer) error { return p.s.Save(w) }
 // until the next call) and ‖x‖².
 func (p *Split) Begin(ex *sparse.Example, create bool) (bx float64, z []float64, n float64) {
 	s := p.s
-	n = s.resolve(ex, create)
 	k := len(s.st.Z)
-	bx, p.oldsq = s.zx(k)
+	if create {
+		// Learn's lookup: the same bits as resolve and zx, with the
+		// rows' misses overlapped (ADA-FD on news20×10: 4.48 → 4.09 CPU-s).
+		n, bx, p.oldsq = s.resolveZ(ex, k)
+	} else {
+		n = s.resolve(ex, false)
+		bx, p.oldsq = s.zx(k)
+	}
 	s.folded = false
 	p.n = n
 	return bx, s.z[:k], n
