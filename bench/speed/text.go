@@ -22,8 +22,7 @@ const synthKappa = "100"
 
 // textLearners adds the main learners at m = 10, each reading in as text:
 // AdaGrad, the four SON sketches and ADA-FD (the FD-adaptive learner, at
-// the same m rather than its default τ = 20, so that the sketches compare
-// at one size).
+// its default τ = 10, the sketches' m).
 func textLearners(add func(name, bits string, flags ...string) *setting, in *input) {
 	add("AdaGrad", "18").in = in
 	for _, k := range []string{"oja", "fd", "rfd", "rp", "ada_fd"} {
