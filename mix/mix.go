@@ -57,6 +57,7 @@ type Stats struct {
 	Merge    time.Duration // wall time in Merge (serial)
 	Copy     time.Duration // wall time saving the merge and loading it into the shards
 	Bytes    int64         // size of the last merged model's Save
+	Copies   int           // times the shards were loaded from a saved state
 }
 
 // Mixer trains K shard learners on a round-robin split of one example
@@ -377,6 +378,7 @@ func (m *Mixer) copyInto(t sparse.Learner) error {
 	}
 	data := m.buf.Bytes()
 	m.stats.Bytes = int64(len(data))
+	m.stats.Copies++
 	errs := make([]error, m.cfg.K)
 	for s := range m.shards {
 		m.wg.Add(1)

@@ -257,3 +257,45 @@ func distinct(exs []sparse.Example) int {
 	}
 	return len(seen)
 }
+
+// TestCopiesLazily: a mix restarts the shards from the merge only when
+// they learn again, so a run that ends with a mix (a pass end, Save)
+// copies nothing after it; a warm-up's hand-off copies at once.
+func TestCopiesLazily(t *testing.T) {
+	f := gdFamily()
+	exs := stream(300, 500, 8, 5)
+	out := make([]float64, len(exs))
+	for _, tc := range []struct {
+		name   string
+		cfg    mix.Config
+		before int // copies after the first LearnBatch (the warm-up's)
+	}{
+		{"no warm-up", f.config(2, 0), 0},
+		{"warm-up of 100", f.warmed(2, 0, 100), 1},
+	} {
+		m, err := mix.New(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.LearnBatch(exs[:200], out); err != nil {
+			t.Fatal(err)
+		}
+		want := tc.before
+		for step, do := range []func() error{
+			m.Mix, // merges: no copy yet
+			func() error { return m.LearnBatch(exs[200:], out) }, // the shards restart first
+			m.Mix,
+			func() error { _ = save(t, m); return nil }, // Save mixes nothing new
+		} {
+			if err := do(); err != nil {
+				t.Fatal(err)
+			}
+			if step == 1 {
+				want++
+			}
+			if got := m.Stats().Copies; got != want {
+				t.Fatalf("%s, step %d: %d copies, want %d", tc.name, step, got, want)
+			}
+		}
+	}
+}
