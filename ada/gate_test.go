@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
-	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -194,18 +193,7 @@ func TestGatedSaveLoad(t *testing.T) {
 			if want := fmt.Sprintf("gate: %d directions dropped", a.Sketch().Counts().Drops); !bytes.Contains(rep.Bytes(), []byte(want)) {
 				t.Errorf("report %q lacks %q", rep.String(), want)
 			}
-			var buf bytes.Buffer
-			if err := model.Encode(&buf, model.Options{}, a.Save); err != nil {
-				t.Fatal(err)
-			}
-			_, r, err := model.Parse(buf.Bytes())
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := Load(r, cfg, dense.Loss("logistic"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := reloaded(t, a, cfg)
 			for i := range data[cut:] {
 				ex := &data[cut+i]
 				if pa, pb := a.Learn(ex), b.Learn(ex); pa != pb {

@@ -292,6 +292,25 @@ func eigenvalues(a *mat.SymDense) []float64 {
 	return es.Values(nil)
 }
 
+// reloaded is a saved and loaded copy of a (configuration cfg, logistic
+// loss).
+func reloaded(t *testing.T, a *Learner, cfg Config) *Learner {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := model.Encode(&buf, model.Options{}, a.Save); err != nil {
+		t.Fatal(err)
+	}
+	_, r, err := model.Parse(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Load(r, cfg, dense.Loss("logistic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // TestSaveLoad checks that save → load → continue is bit-identical to
 // never stopping, for every learner, mid-way through a stream (with
 // deferred steps pending and, for the doubled buffer, a partly filled
@@ -312,18 +331,7 @@ func TestSaveLoad(t *testing.T) {
 				for i := range data[:cut] {
 					a.Learn(&data[i])
 				}
-				var buf bytes.Buffer
-				if err := model.Encode(&buf, model.Options{}, a.Save); err != nil {
-					t.Fatal(err)
-				}
-				_, r, err := model.Parse(buf.Bytes())
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, err := Load(r, cfg, dense.Loss("logistic"))
-				if err != nil {
-					t.Fatal(err)
-				}
+				b := reloaded(t, a, cfg)
 				for i := range data[cut:] {
 					ex := &data[cut+i]
 					if pa, pb := a.Predict(ex), b.Predict(ex); pa != pb {
