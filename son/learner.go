@@ -220,19 +220,15 @@ func eta(eta0, p, t float64) float64 {
 	return eta0 * math.Pow(t, -p)
 }
 
-// resolve looks up (creating if asked) the rows of ex's features and
-// computes x̃ and ‖x̃‖². With create false, unseen features get offset -1.
-func (s *Learner) resolve(ex *sparse.Example, create bool) (n float64) {
+// resolve looks up the rows of ex's features for a prediction, creating
+// none (unseen features get offset -1), and computes x̃ and ‖x̃‖². A
+// learning example's lookup, which creates rows, is resolveZ.
+func (s *Learner) resolve(ex *sparse.Example) (n float64) {
 	s.offs, s.xt = s.offs[:0], s.xt[:0]
 	s.sqOK = false
 	var touch float64
 	for i, slot := range ex.Idx {
-		r := -1
-		if create {
-			r = s.tab.Row(slot)
-		} else {
-			r = s.tab.Find(slot)
-		}
+		r := s.tab.Find(slot)
 		o := -1
 		if r >= 0 {
 			o = r * s.stride
@@ -472,15 +468,15 @@ func clip(y, C float64) float64 { return math.Max(-C, math.Min(C, y)) }
 // Predict implements sparse.Learner: the score training would predict next,
 // clip(uᵀx̃, ±C), since the projection of Lemma 1 only clips uᵀx.
 func (s *Learner) Predict(ex *sparse.Example) float64 {
-	s.resolve(ex, false)
+	s.resolve(ex)
 	p := len(s.st.Z)
 	wx, _ := s.zx(p)
 	return ex.Initial + clip(wx+linalg.Dot(s.b[:p], s.z[:p]), s.cfg.C)
 }
 
-// resolveZ is resolve(ex, true) followed by zx(p), the first pass of
-// Learn over the example's rows (the sums run in zx's order: the same
-// bits). The lookups (Offsets), then a loop that only loads one value of
+// resolveZ is resolve's lookup, creating the rows of unseen features,
+// followed by zx(p): the first pass of Learn over the example's rows (the
+// sums run in zx's order: the same bits). The lookups (Offsets), then a loop that only loads one value of
 // each cache line of each row, so that the misses of all the example's
 // slot-index entries, and then of all its rows, overlap; the second
 // loop brings stale rows up to date (deferred steps) and computes x̃, and
