@@ -12,7 +12,12 @@
 // loops (small enough to be inlined into the learners' per-feature loops),
 // Axpy2 and Axpy4 two and four Axpy in one pass over y (FD's F_a and K′:
 // fewer loads and stores of y, the same sums), DotVec and AxpyVec gonum's
-// vectorised kernels. Hot loops read the solver's fields through local
+// vectorised kernels. GatherCols and ScatterCols are the SON learners'
+// products with the short columns of Z kept in the feature rows (z = Z·x̃
+// and Z += δĝᵀ over an example's columns), in SSE2 assembly on amd64 with
+// each value's sum in the order of the Go loops (lanes are values, so the
+// order per value is unchanged), and PrefetchCols asks for an example's
+// rows before they are read. Hot loops read the solver's fields through local
 // slices: Go reloads a field and checks its bounds again after every
 // store through another slice. Nothing here allocates.
 package linalg
