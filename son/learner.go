@@ -355,8 +355,8 @@ func addTo(y []float64, a float64, x []float64) {
 // example's rows are in cache by then: 140 rows of news20 are 15 KiB at
 // m = 10), two lanes at a time on amd64 (linalg.GatherCols).
 func gatherZ(z, rows []float64, offs []int, xt []float64) {
-	if len(offs) == 0 {
-		clear(z) // and rows may be empty
+	if len(rows) == 0 { // no features seen, so none in offs
+		clear(z)
 		return
 	}
 	linalg.GatherCols(z, rows[1:], offs, xt)
@@ -369,7 +369,7 @@ func gatherZ(z, rows []float64, offs []int, xt []float64) {
 // across the example instead of loaded again for every row
 // (linalg.ScatterCols).
 func scatterZ(rows []float64, offs []int, xt []float64, c float64, delta []float64) {
-	if len(offs) == 0 {
+	if len(rows) == 0 {
 		return
 	}
 	linalg.ScatterCols(rows[1:], offs, xt, c, delta)

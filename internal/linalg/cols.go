@@ -14,6 +14,10 @@ package linalg
 // (0 ≤ offs[k], offs[k]+len(z) ≤ len(rows)): the kernels do not check
 // bounds themselves.
 func GatherCols(z, rows []float64, offs []int, xt []float64) {
+	if len(offs) == 0 {
+		clear(z)
+		return
+	}
 	checkLens(len(z), rows, offs, xt)
 	gatherCols(z, rows, offs, xt)
 }
@@ -24,6 +28,9 @@ func GatherCols(z, rows []float64, offs []int, xt []float64) {
 // bounds are GatherCols'; the offsets must be distinct (a column is read
 // and written once per block of d).
 func ScatterCols(rows []float64, offs []int, xt []float64, c float64, d []float64) {
+	if len(offs) == 0 {
+		return
+	}
 	checkLens(len(d), rows, offs, xt)
 	scatterCols(rows, offs, xt, c, d)
 }
@@ -39,7 +46,7 @@ func checkLens(p int, rows []float64, offs []int, xt []float64) {
 	if len(xt) < len(offs) {
 		panic(errColVals)
 	}
-	if len(offs) > 0 && len(rows) < p {
+	if len(rows) < p {
 		panic(errColRange)
 	}
 }

@@ -124,6 +124,12 @@ func TestColsBounds(t *testing.T) {
 		})
 	}
 	GatherCols(make([]float64, 10), rows, []int{10}, []float64{1}) // the last column that fits
+	z := []float64{1, 2, 3}
+	GatherCols(z, nil, nil, nil) // no columns: z = 0, whatever rows is
+	ScatterCols(nil, nil, nil, 1, z)
+	if z[0] != 0 || z[1] != 0 || z[2] != 0 {
+		t.Errorf("GatherCols without columns left %v", z)
+	}
 }
 
 // news20's shape: ~140 features, columns of 10 (Oja-SON, m = 10) and 14
