@@ -4,6 +4,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/sparseson/sparseson/loss"
+	"github.com/sparseson/sparseson/oja"
+	"github.com/sparseson/sparseson/sparse"
 )
 
 // TestGatherZAddTo: gatherZ, scatterZ and the unrolled addTo give the
@@ -102,6 +106,71 @@ func TestRowOf(t *testing.T) {
 		for _, r := range rows {
 			if got := s.rowOf(r * stride); got != r {
 				t.Fatalf("stride %d: rowOf(%d) = %d, want %d", stride, r*stride, got, r)
+			}
+		}
+	}
+}
+
+// TestPredictZx: a prediction's z = Z·x̃ (resolve, then zx over the seen
+// features through gatherZ) has the bits of one axpy per seen feature in
+// order, the loop it replaced, with unseen features among the seen ones;
+// w̄·x̃ and Σw̄² likewise.
+func TestPredictZx(t *testing.T) {
+	for _, diag := range []bool{false, true} {
+		sk, err := oja.New(oja.Config{M: 6, Alpha: 1, Rate: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := New(Config{Bits: 10, C: math.Inf(1), Eta0: 1, Diag: diag}, loss.Logistic{}, sk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(5, 6))
+		ex := func(lo, hi int) *sparse.Example {
+			e := &sparse.Example{Label: float64(2*rng.IntN(2) - 1), Weight: 1}
+			for _, j := range rng.Perm(hi - lo)[:20] {
+				e.Idx = append(e.Idx, uint32(lo+j))
+				e.Val = append(e.Val, rng.NormFloat64()*math.Pow(10, float64(rng.IntN(6)-3)))
+			}
+			return e
+		}
+		for range 300 {
+			s.Learn(ex(0, 200))
+		}
+		p := len(s.st.Z)
+		if p == 0 {
+			t.Fatal("the sketch has no rows; the test does not exercise z")
+		}
+		for range 50 {
+			e := ex(100, 300) // about half the features unseen
+			s.resolve(e)
+			wx, wsq := s.zx(p)
+			want := make([]float64, p)
+			var wantWx, wantSq float64
+			unseen := 0
+			for k, o := range s.offs {
+				if o < 0 {
+					unseen++
+					continue
+				}
+				x := s.xt[k]
+				w := s.tab.Rows[o]
+				wantWx = float64(wantWx + float64(w*x))
+				wantSq = float64(wantSq + float64(w*w))
+				for i := range want {
+					want[i] = float64(want[i] + float64(x*s.tab.Rows[o+1+i]))
+				}
+			}
+			if unseen == 0 || unseen == len(s.offs) {
+				t.Fatalf("%d of %d features unseen: the test needs both kinds", unseen, len(s.offs))
+			}
+			for i := range want {
+				if math.Float64bits(s.z[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("diag=%v: z[%d] = %v, the axpy loop %v", diag, i, s.z[i], want[i])
+				}
+			}
+			if math.Float64bits(wx) != math.Float64bits(wantWx) || math.Float64bits(wsq) != math.Float64bits(wantSq) {
+				t.Fatalf("diag=%v: w̄·x̃, Σw̄² = %v, %v; the loop %v, %v", diag, wx, wsq, wantWx, wantSq)
 			}
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/sparse"
-	"gonum.org/v1/gonum/floats"
 )
 
 // Config tunes the Sketched Online Newton core.
@@ -121,10 +120,13 @@ type Learner struct {
 	// per-example scratch
 	offs []int     // row offsets of the example's features
 	xt   []float64 // x̃
-	z    []float64 // Z·x̃ (capacity pmax)
-	mz   []float64
-	st   sparse.Step
-	c    float64 // current ĝ = c·x̃
+	// a prediction's seen features (zx's scratch)
+	seenOffs []int
+	seenXt   []float64
+	z        []float64 // Z·x̃ (capacity pmax)
+	mz       []float64
+	st       sparse.Step
+	c        float64 // current ĝ = c·x̃
 }
 
 // New returns an untrained SON learner around a fresh sketch.
@@ -224,36 +226,28 @@ func eta(eta0, p, t float64) float64 {
 // none (unseen features get offset -1), and computes x̃ and ‖x̃‖². A
 // learning example's lookup, which creates rows, is resolveZ.
 func (s *Learner) resolve(ex *sparse.Example) (n float64) {
-	s.offs, s.xt = s.offs[:0], s.xt[:0]
 	s.sqOK = false
-	var touch float64
-	for i, slot := range ex.Idx {
-		r := s.tab.Find(slot)
-		o := -1
-		if r >= 0 {
-			o = r * s.stride
-		}
-		s.offs = append(s.offs, o)
-		x := ex.Val[i]
-		if o >= 0 && s.lz.on {
-			// A row is refreshed or read below, after every lookup: load
-			// one value of each of its cache lines now, so that their
-			// misses overlap with the lookups' instead of stalling the
-			// refreshes one row at a time (ten FD passes over news20: 3–9%
-			// less CPU time).
-			row := s.tab.Rows[o : o+s.stride]
-			for k := 0; k < len(row); k += 8 {
-				touch += row[k]
-			}
-		}
-		if s.cfg.Diag && o >= 0 {
-			x *= s.tab.Rows[o+s.dOff+1]
-		} else if s.cfg.Diag {
+	// The lookups first, then the rows' lines prefetched, then the loads:
+	// a lookup, a row load and the next lookup one after the other left
+	// one miss at a time in flight, and predicting (-t) took more time
+	// than learning.
+	s.offs = s.tab.FindOffsets(s.offs[:0], ex.Idx)
+	rows := s.tab.Rows
+	s.lz.touch = linalg.PrefetchCols(rows, s.offs, s.stride)
+	val := ex.Val[:len(s.offs)]
+	xt := s.xt[:0]
+	diag, d1 := s.cfg.Diag, s.dOff+1
+	for i, o := range s.offs {
+		x := val[i]
+		if diag && o >= 0 {
+			x *= rows[o+d1]
+		} else if diag {
 			x /= math.Sqrt(diag0)
 		}
-		s.xt = append(s.xt, x)
+		xt = append(xt, x)
 		n += x * x
 	}
+	s.xt = xt
 	// Deferred steps are brought up to date in a second loop: the lookups
 	// above then follow one another without dependent work between them,
 	// so the processor overlaps their cache misses (slot index and row),
@@ -262,7 +256,6 @@ func (s *Learner) resolve(ex *sparse.Example) (n float64) {
 	// took 0.43–0.51 s of CPU profile, against 0.08 s in two loops.
 	if s.lz.on {
 		l := &s.lz
-		l.touch = touch // keeps the loads
 		for _, o := range s.offs {
 			if o < 0 {
 				continue
@@ -301,9 +294,10 @@ func rowMultiplier(stride int) uint64 {
 // Σ_{j∈I} w̄_j² (for the fold guard).
 func (s *Learner) zx(p int) (wx, wsq float64) {
 	rows := s.tab.Rows
-	z := s.z[:p]
-	clear(z)
 	xt := s.xt[:len(s.offs)]
+	// The seen features' columns, gathered as a learning example's are
+	// (the same sums in the same order as one axpy per seen feature).
+	so, sx := s.seenOffs[:0], s.seenXt[:0]
 	for k, o := range s.offs {
 		if o < 0 {
 			continue
@@ -312,8 +306,11 @@ func (s *Learner) zx(p int) (wx, wsq float64) {
 		w := rows[o]
 		wx += w * x
 		wsq += w * w
-		floats.AddScaled(z, x, rows[o+1:o+1+p])
+		so = append(so, o)
+		sx = append(sx, x)
 	}
+	s.seenOffs, s.seenXt = so, sx
+	gatherZ(s.z[:p], rows, so, sx)
 	return wx, wsq
 }
 

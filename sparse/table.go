@@ -122,6 +122,33 @@ func (t *Table) Find(slot uint32) int {
 	return int(t.lookup(slot&t.mask)) - 1
 }
 
+// FindOffsets appends to dst the offset in Rows of each slot's row, or -1
+// for a slot never seen: Find for a whole example, the lookups in one loop
+// with nothing waiting on them, so that their cache misses overlap
+// (a prediction's lookups, as Offsets is a learning example's).
+func (t *Table) FindOffsets(dst []int, slots []uint32) []int {
+	st := t.Stride
+	if idx := t.index; idx != nil {
+		m := t.mask
+		for _, slot := range slots {
+			o := -1
+			if r := int(idx[slot&m]) - 1; r >= 0 {
+				o = r * st
+			}
+			dst = append(dst, o)
+		}
+		return dst
+	}
+	for _, slot := range slots {
+		o := -1
+		if r := t.Find(slot); r >= 0 {
+			o = r * st
+		}
+		dst = append(dst, o)
+	}
+	return dst
+}
+
 // Row returns the row of slot, appending a new row if the slot is new.
 // Appending may move Rows, so callers re-slice Rows after calling Row.
 func (t *Table) Row(slot uint32) int {

@@ -172,8 +172,8 @@ func scatterTailGo(rows []float64, offs []int, xt []float64, c float64, delta []
 	}
 }
 
-// PrefetchCols asks for the cache lines of rows[o : o+n] for every o in
-// offs, so that the misses of all an example's rows are in flight at
+// PrefetchCols asks for the cache lines of rows[o : o+n] for every o ≥ 0
+// in offs (a negative o is skipped), so that the misses of all an example's rows are in flight at
 // once before it reads them. A prefetch never waits for its line and
 // never faults: on amd64 (PREFETCHT0) the processor may run ahead over
 // all the rows, where loads that a sum kept alive held its window

@@ -935,6 +935,8 @@ TEXT ·prefetchLines(SB), NOSPLIT, $0-56
 	JE    pdone
 ploop:
 	MOVQ (R8)(AX*8), DX
+	TESTQ DX, DX
+	JL    pnext // a feature without a row (a prediction's unseen ones)
 	LEAQ (SI)(DX*8), BX
 	XORQ R11, R11
 pline:
@@ -943,6 +945,7 @@ pline:
 	CMPQ R11, R10
 	JLT  pline
 	PREFETCHT0 -1(BX)(R10*1)
+pnext:
 	INCQ AX
 	CMPQ AX, CX
 	JLT  ploop
