@@ -34,7 +34,7 @@ var allSteps = []step{
 	{"Speed: the hash space -b 16…30", "speed", []string{"-set", "bits", "-kinds", "oja,fd,rfd,rp", "-passes", "3", "-repeat", "3"},
 		"The same protocol (three passes per run) at -b 16, 18, …, 30, m = 10 (above -b 22 the slot index is a hash table of the features seen)."},
 	{"Speed: news20.train ×10 as VW text", "speed", []string{"-set", "text", "-repeat", "3"},
-		"The main learners at m = 10 (ADA-FD: the FD-adaptive learner, at its default τ = 10) reading news20.train concatenated ten times (113,140 examples) as plain VW text in one pass, no cache: parsing included. MB/s is of text, by wall time; three rounds in turn, least CPU time kept."},
+		"The main learners at m = 10 (ADA-FD: the FD-adaptive learner, at its default τ = 10) reading news20.train concatenated ten times (113,140 examples) as plain VW text in one pass, no cache: parsing included; the rows marked -t predict the same text with a model trained on it (-t -i). MB/s is of text, by wall time; three rounds in turn, least CPU time kept."},
 	{"Speed: --shards K on news20.train ×10 as text", "speed", []string{"-set", "shards", "-repeat", "3"},
 		"The default learner, Oja-SON and FD-SON (m = 10) reading news20.train ×10 as plain VW text in one pass with --shards 1, 2 and 4 (one process, K learners mixed at the pass end), three rounds in turn, least CPU time kept; the last column is the wall time against the same learner's one stream. The parser shares the machine's cores with the K learners."},
 	{"Speed: the synthetic sets", "speed", []string{"-set", "synthetic", "-repeat", "3"},

@@ -192,6 +192,9 @@ func (p *plan) text(env *run.Env, bin, train, dir string, o options) (done bool,
 			return false, err
 		}
 		textLearners(p.add, news)
+		if err := predictLearners(p.add, bin, dir, news); err != nil {
+			return false, err
+		}
 	}
 	if o.set == "shards" {
 		if news, err = newsText(env, train, dir, o.copies); err != nil {

@@ -22,12 +22,34 @@ const synthKappa = "100"
 
 // textLearners adds the main learners at m = 10, each reading in as text:
 // AdaGrad, the four SON sketches and ADA-FD (the FD-adaptive learner, at
-// its default τ = 10, the sketches' m).
+// its default τ = 10, the sketches' m). predictLearners adds the test-only
+// rows.
 func textLearners(add func(name, bits string, flags ...string) *setting, in *input) {
 	add("AdaGrad", "18").in = in
 	for _, k := range []string{"oja", "fd", "rfd", "rp", "ada_fd"} {
 		add(k+" m=10", "18", "--"+k, "-m", "10").in = in
 	}
+}
+
+// predictLearners trains AdaGrad and Oja-SON (m = 10) on in, one pass,
+// and adds their test-only runs (-t -i model) over the same text: what
+// predicting costs against learning, lookups and parsing included.
+func predictLearners(add func(name, bits string, flags ...string) *setting, bin, dir string, in *input) error {
+	for _, l := range []struct {
+		name, file string
+		flags      []string
+	}{
+		{"AdaGrad -t", "adagrad.model", nil},
+		{"oja m=10 -t", "oja10.model", []string{"--oja", "-m", "10"}},
+	} {
+		model := filepath.Join(dir, l.file)
+		args := append([]string{"--quiet", "--loss_function", "logistic", "-b", "18", "-f", model}, l.flags...)
+		if _, err := run.Exec(bin, append(args, in.path)...); err != nil {
+			return fmt.Errorf("training the model %s predicts with: %w", l.name, err)
+		}
+		add(l.name, "18", "-t", "-i", model).in = in
+	}
+	return nil
 }
 
 // newsText writes news20.train concatenated copies times as plain VW
