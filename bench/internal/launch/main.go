@@ -45,7 +45,7 @@ func main() {
 	if ps := cmd.ProcessState; ps != nil && report != nil {
 		var rss int64
 		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-			rss = ru.Maxrss
+			rss = int64(ru.Maxrss) // int32 on 32-bit systems
 		}
 		fmt.Fprintf(report, "%d %d %d\n", wall.Nanoseconds(), (ps.UserTime() + ps.SystemTime()).Nanoseconds(), rss)
 	}

@@ -114,7 +114,7 @@ func execVia(l, bin string, args []string) (*Result, error) {
 	r := &Result{Stderr: errb.String(), Wall: time.Since(start), Summary: map[string]string{}}
 	if ps := cmd.ProcessState; ps != nil {
 		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-			r.MaxRSS = ru.Maxrss
+			r.MaxRSS = int64(ru.Maxrss) // int32 on 32-bit systems
 		}
 		r.CPU = ps.UserTime() + ps.SystemTime()
 	}
