@@ -434,17 +434,26 @@ func (s *Sketch) kPrime(dst, z []float64, c, kap float64, inPlace bool) (knorm f
 			copy(row, s.K[i*pm+i:i*pm+p])
 		}
 		linalg.Axpy2(c*d[i], z[i:p], c*z[i]+kap*d[i], d[i:p], row)
-		for j := i + 1; j < p; j++ {
-			dst[j*pm+i] = row[j-i]
-		}
-		if inPlace {
-			var r float64
-			for _, v := range dst[i*pm : i*pm+p] {
-				r += math.Abs(v)
-				sq += v * v
+		col := dst[i*pm+i:]
+		if !inPlace {
+			for j, v := range row {
+				col[j*pm] = v
 			}
-			inf = max(inf, r)
+			continue
 		}
+		// The norms' sums take the row's left part (mirrored by the
+		// rows above) first, then the new part as it is mirrored.
+		var r float64
+		for _, v := range dst[i*pm : i*pm+i] {
+			r += math.Abs(v)
+			sq += v * v
+		}
+		for j, v := range row {
+			col[j*pm] = v
+			r += math.Abs(v)
+			sq += v * v
+		}
+		inf = max(inf, r)
 	}
 	if !inPlace {
 		return 0
