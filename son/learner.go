@@ -353,102 +353,266 @@ func addTo(y []float64, a float64, x []float64) {
 // the bits are the same; but up to eight z[i] at a time are held in
 // registers across the whole example instead of being loaded and stored
 // once per feature (the example's rows are in cache by then: 140 rows of
-// news20 are 15 KiB at m = 10).
+// news20 are 15 KiB at m = 10). The 1–7 columns left after the blocks of
+// eight take one more pass over the rows, not one per power of two: FD's
+// Z has 9–14 rows on news20 at m = 10 (an append adds one).
 func gatherZ(z, rows []float64, offs []int, xt []float64) {
 	xt = xt[:len(offs)]
 	p := len(z)
 	i := 0
 	for ; i+8 <= p; i += 8 {
-		var a0, a1, a2, a3, a4, a5, a6, a7 float64
-		for k, o := range offs {
-			x := xt[k]
-			r := rows[o+1+i : o+9+i : o+9+i]
-			a0 += x * r[0]
-			a1 += x * r[1]
-			a2 += x * r[2]
-			a3 += x * r[3]
-			a4 += x * r[4]
-			a5 += x * r[5]
-			a6 += x * r[6]
-			a7 += x * r[7]
-		}
-		z[i], z[i+1], z[i+2], z[i+3] = a0, a1, a2, a3
-		z[i+4], z[i+5], z[i+6], z[i+7] = a4, a5, a6, a7
+		gather8(z, rows, offs, xt, i)
 	}
-	if i+4 <= p {
-		var a0, a1, a2, a3 float64
-		for k, o := range offs {
-			x := xt[k]
-			r := rows[o+1+i : o+5+i : o+5+i]
-			a0 += x * r[0]
-			a1 += x * r[1]
-			a2 += x * r[2]
-			a3 += x * r[3]
-		}
-		z[i], z[i+1], z[i+2], z[i+3] = a0, a1, a2, a3
-		i += 4
+	switch p - i {
+	case 1:
+		gather1(z, rows, offs, xt, i)
+	case 2:
+		gather2(z, rows, offs, xt, i)
+	case 3:
+		gather3(z, rows, offs, xt, i)
+	case 4:
+		gather4(z, rows, offs, xt, i)
+	case 5:
+		gather5(z, rows, offs, xt, i)
+	case 6:
+		gather6(z, rows, offs, xt, i)
+	case 7:
+		gather7(z, rows, offs, xt, i)
 	}
-	if i+2 <= p {
-		var a0, a1 float64
-		for k, o := range offs {
-			x := xt[k]
-			r := rows[o+1+i : o+3+i : o+3+i]
-			a0 += x * r[0]
-			a1 += x * r[1]
-		}
-		z[i], z[i+1] = a0, a1
-		i += 2
+}
+
+// gatherW sets z[i:i+W] (gatherZ's columns i…i+W−1, W = 1…8).
+func gather8(z, rows []float64, offs []int, xt []float64, i int) {
+	var a0, a1, a2, a3, a4, a5, a6, a7 float64
+	for k, o := range offs {
+		x := xt[k]
+		r := rows[o+1+i : o+9+i : o+9+i]
+		a0 += x * r[0]
+		a1 += x * r[1]
+		a2 += x * r[2]
+		a3 += x * r[3]
+		a4 += x * r[4]
+		a5 += x * r[5]
+		a6 += x * r[6]
+		a7 += x * r[7]
 	}
-	if i < p {
-		var a0 float64
-		for k, o := range offs {
-			a0 += xt[k] * rows[o+1+i]
-		}
-		z[i] = a0
+	z[i], z[i+1], z[i+2], z[i+3], z[i+4], z[i+5], z[i+6], z[i+7] = a0, a1, a2, a3, a4, a5, a6, a7
+}
+func gather7(z, rows []float64, offs []int, xt []float64, i int) {
+	var a0, a1, a2, a3, a4, a5, a6 float64
+	for k, o := range offs {
+		x := xt[k]
+		r := rows[o+1+i : o+8+i : o+8+i]
+		a0 += x * r[0]
+		a1 += x * r[1]
+		a2 += x * r[2]
+		a3 += x * r[3]
+		a4 += x * r[4]
+		a5 += x * r[5]
+		a6 += x * r[6]
 	}
+	z[i], z[i+1], z[i+2], z[i+3], z[i+4], z[i+5], z[i+6] = a0, a1, a2, a3, a4, a5, a6
+}
+func gather6(z, rows []float64, offs []int, xt []float64, i int) {
+	var a0, a1, a2, a3, a4, a5 float64
+	for k, o := range offs {
+		x := xt[k]
+		r := rows[o+1+i : o+7+i : o+7+i]
+		a0 += x * r[0]
+		a1 += x * r[1]
+		a2 += x * r[2]
+		a3 += x * r[3]
+		a4 += x * r[4]
+		a5 += x * r[5]
+	}
+	z[i], z[i+1], z[i+2], z[i+3], z[i+4], z[i+5] = a0, a1, a2, a3, a4, a5
+}
+func gather5(z, rows []float64, offs []int, xt []float64, i int) {
+	var a0, a1, a2, a3, a4 float64
+	for k, o := range offs {
+		x := xt[k]
+		r := rows[o+1+i : o+6+i : o+6+i]
+		a0 += x * r[0]
+		a1 += x * r[1]
+		a2 += x * r[2]
+		a3 += x * r[3]
+		a4 += x * r[4]
+	}
+	z[i], z[i+1], z[i+2], z[i+3], z[i+4] = a0, a1, a2, a3, a4
+}
+func gather4(z, rows []float64, offs []int, xt []float64, i int) {
+	var a0, a1, a2, a3 float64
+	for k, o := range offs {
+		x := xt[k]
+		r := rows[o+1+i : o+5+i : o+5+i]
+		a0 += x * r[0]
+		a1 += x * r[1]
+		a2 += x * r[2]
+		a3 += x * r[3]
+	}
+	z[i], z[i+1], z[i+2], z[i+3] = a0, a1, a2, a3
+}
+func gather3(z, rows []float64, offs []int, xt []float64, i int) {
+	var a0, a1, a2 float64
+	for k, o := range offs {
+		x := xt[k]
+		r := rows[o+1+i : o+4+i : o+4+i]
+		a0 += x * r[0]
+		a1 += x * r[1]
+		a2 += x * r[2]
+	}
+	z[i], z[i+1], z[i+2] = a0, a1, a2
+}
+func gather2(z, rows []float64, offs []int, xt []float64, i int) {
+	var a0, a1 float64
+	for k, o := range offs {
+		x := xt[k]
+		r := rows[o+1+i : o+3+i : o+3+i]
+		a0 += x * r[0]
+		a1 += x * r[1]
+	}
+	z[i], z[i+1] = a0, a1
+}
+func gather1(z, rows []float64, offs []int, xt []float64, i int) {
+	var a0 float64
+	for k, o := range offs {
+		x := xt[k]
+		r := rows[o+1+i : o+2+i : o+2+i]
+		a0 += x * r[0]
+	}
+	z[i] = a0
 }
 
 // scatterZ adds c·x̃_k·δ to the Z column of each of the example's rows
 // (Z_k += δĝ_kᵀ, ĝ_k = c·x̃_k, the column of feature k being
 // rows[offs[k]+1 :]): each entry gets (c·x̃_k)·δ_i added once, as
 // addTo(Z_k, c·x̃_k, δ) adds it, with up to eight δ_i at a time held in
-// registers across the example instead of loaded again for every row.
+// registers across the example instead of loaded again for every row; the
+// 1–7 columns after the blocks of eight in one more pass (gatherZ).
 func scatterZ(rows []float64, offs []int, xt []float64, c float64, delta []float64) {
 	xt = xt[:len(offs)]
 	p := len(delta)
 	i := 0
 	for ; i+8 <= p; i += 8 {
-		d := delta[i : i+8 : i+8]
-		d0, d1, d2, d3, d4, d5, d6, d7 := d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]
-		for k, o := range offs {
-			a := c * xt[k]
-			r := rows[o+1+i : o+9+i : o+9+i]
-			r[0] += a * d0
-			r[1] += a * d1
-			r[2] += a * d2
-			r[3] += a * d3
-			r[4] += a * d4
-			r[5] += a * d5
-			r[6] += a * d6
-			r[7] += a * d7
-		}
+		scatter8(rows, offs, xt, c, delta, i)
 	}
-	for ; i+4 <= p; i += 4 {
-		d0, d1, d2, d3 := delta[i], delta[i+1], delta[i+2], delta[i+3]
-		for k, o := range offs {
-			a := c * xt[k]
-			r := rows[o+1+i : o+5+i : o+5+i]
-			r[0] += a * d0
-			r[1] += a * d1
-			r[2] += a * d2
-			r[3] += a * d3
-		}
+	switch p - i {
+	case 1:
+		scatter1(rows, offs, xt, c, delta, i)
+	case 2:
+		scatter2(rows, offs, xt, c, delta, i)
+	case 3:
+		scatter3(rows, offs, xt, c, delta, i)
+	case 4:
+		scatter4(rows, offs, xt, c, delta, i)
+	case 5:
+		scatter5(rows, offs, xt, c, delta, i)
+	case 6:
+		scatter6(rows, offs, xt, c, delta, i)
+	case 7:
+		scatter7(rows, offs, xt, c, delta, i)
 	}
-	for ; i < p; i++ {
-		d := delta[i]
-		for k, o := range offs {
-			rows[o+1+i] += c * xt[k] * d
-		}
+}
+
+// scatterW adds c·x̃_k·δ_{i…i+W−1} to columns i…i+W−1 (scatterZ, W = 1…8).
+func scatter8(rows []float64, offs []int, xt []float64, c float64, d []float64, i int) {
+	d = d[i : i+8 : i+8]
+	d0, d1, d2, d3, d4, d5, d6, d7 := d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]
+	for k, o := range offs {
+		a := c * xt[k]
+		r := rows[o+1+i : o+9+i : o+9+i]
+		r[0] += a * d0
+		r[1] += a * d1
+		r[2] += a * d2
+		r[3] += a * d3
+		r[4] += a * d4
+		r[5] += a * d5
+		r[6] += a * d6
+		r[7] += a * d7
+	}
+}
+func scatter7(rows []float64, offs []int, xt []float64, c float64, d []float64, i int) {
+	d = d[i : i+7 : i+7]
+	d0, d1, d2, d3, d4, d5, d6 := d[0], d[1], d[2], d[3], d[4], d[5], d[6]
+	for k, o := range offs {
+		a := c * xt[k]
+		r := rows[o+1+i : o+8+i : o+8+i]
+		r[0] += a * d0
+		r[1] += a * d1
+		r[2] += a * d2
+		r[3] += a * d3
+		r[4] += a * d4
+		r[5] += a * d5
+		r[6] += a * d6
+	}
+}
+func scatter6(rows []float64, offs []int, xt []float64, c float64, d []float64, i int) {
+	d = d[i : i+6 : i+6]
+	d0, d1, d2, d3, d4, d5 := d[0], d[1], d[2], d[3], d[4], d[5]
+	for k, o := range offs {
+		a := c * xt[k]
+		r := rows[o+1+i : o+7+i : o+7+i]
+		r[0] += a * d0
+		r[1] += a * d1
+		r[2] += a * d2
+		r[3] += a * d3
+		r[4] += a * d4
+		r[5] += a * d5
+	}
+}
+func scatter5(rows []float64, offs []int, xt []float64, c float64, d []float64, i int) {
+	d = d[i : i+5 : i+5]
+	d0, d1, d2, d3, d4 := d[0], d[1], d[2], d[3], d[4]
+	for k, o := range offs {
+		a := c * xt[k]
+		r := rows[o+1+i : o+6+i : o+6+i]
+		r[0] += a * d0
+		r[1] += a * d1
+		r[2] += a * d2
+		r[3] += a * d3
+		r[4] += a * d4
+	}
+}
+func scatter4(rows []float64, offs []int, xt []float64, c float64, d []float64, i int) {
+	d = d[i : i+4 : i+4]
+	d0, d1, d2, d3 := d[0], d[1], d[2], d[3]
+	for k, o := range offs {
+		a := c * xt[k]
+		r := rows[o+1+i : o+5+i : o+5+i]
+		r[0] += a * d0
+		r[1] += a * d1
+		r[2] += a * d2
+		r[3] += a * d3
+	}
+}
+func scatter3(rows []float64, offs []int, xt []float64, c float64, d []float64, i int) {
+	d = d[i : i+3 : i+3]
+	d0, d1, d2 := d[0], d[1], d[2]
+	for k, o := range offs {
+		a := c * xt[k]
+		r := rows[o+1+i : o+4+i : o+4+i]
+		r[0] += a * d0
+		r[1] += a * d1
+		r[2] += a * d2
+	}
+}
+func scatter2(rows []float64, offs []int, xt []float64, c float64, d []float64, i int) {
+	d = d[i : i+2 : i+2]
+	d0, d1 := d[0], d[1]
+	for k, o := range offs {
+		a := c * xt[k]
+		r := rows[o+1+i : o+3+i : o+3+i]
+		r[0] += a * d0
+		r[1] += a * d1
+	}
+}
+func scatter1(rows []float64, offs []int, xt []float64, c float64, d []float64, i int) {
+	d = d[i : i+1 : i+1]
+	d0 := d[0]
+	for k, o := range offs {
+		a := c * xt[k]
+		r := rows[o+1+i : o+2+i : o+2+i]
+		r[0] += a * d0
 	}
 }
 
