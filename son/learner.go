@@ -383,6 +383,7 @@ func gatherZ(z, rows []float64, offs []int, xt []float64) {
 
 // gatherW sets z[i:i+W] (gatherZ's columns i…i+W−1, W = 1…8).
 func gather8(z, rows []float64, offs []int, xt []float64, i int) {
+	xt = xt[:len(offs)]
 	var a0, a1, a2, a3, a4, a5, a6, a7 float64
 	for k, o := range offs {
 		x := xt[k]
@@ -399,6 +400,7 @@ func gather8(z, rows []float64, offs []int, xt []float64, i int) {
 	z[i], z[i+1], z[i+2], z[i+3], z[i+4], z[i+5], z[i+6], z[i+7] = a0, a1, a2, a3, a4, a5, a6, a7
 }
 func gather7(z, rows []float64, offs []int, xt []float64, i int) {
+	xt = xt[:len(offs)]
 	var a0, a1, a2, a3, a4, a5, a6 float64
 	for k, o := range offs {
 		x := xt[k]
@@ -414,6 +416,7 @@ func gather7(z, rows []float64, offs []int, xt []float64, i int) {
 	z[i], z[i+1], z[i+2], z[i+3], z[i+4], z[i+5], z[i+6] = a0, a1, a2, a3, a4, a5, a6
 }
 func gather6(z, rows []float64, offs []int, xt []float64, i int) {
+	xt = xt[:len(offs)]
 	var a0, a1, a2, a3, a4, a5 float64
 	for k, o := range offs {
 		x := xt[k]
@@ -428,6 +431,7 @@ func gather6(z, rows []float64, offs []int, xt []float64, i int) {
 	z[i], z[i+1], z[i+2], z[i+3], z[i+4], z[i+5] = a0, a1, a2, a3, a4, a5
 }
 func gather5(z, rows []float64, offs []int, xt []float64, i int) {
+	xt = xt[:len(offs)]
 	var a0, a1, a2, a3, a4 float64
 	for k, o := range offs {
 		x := xt[k]
@@ -441,6 +445,7 @@ func gather5(z, rows []float64, offs []int, xt []float64, i int) {
 	z[i], z[i+1], z[i+2], z[i+3], z[i+4] = a0, a1, a2, a3, a4
 }
 func gather4(z, rows []float64, offs []int, xt []float64, i int) {
+	xt = xt[:len(offs)]
 	var a0, a1, a2, a3 float64
 	for k, o := range offs {
 		x := xt[k]
@@ -453,6 +458,7 @@ func gather4(z, rows []float64, offs []int, xt []float64, i int) {
 	z[i], z[i+1], z[i+2], z[i+3] = a0, a1, a2, a3
 }
 func gather3(z, rows []float64, offs []int, xt []float64, i int) {
+	xt = xt[:len(offs)]
 	var a0, a1, a2 float64
 	for k, o := range offs {
 		x := xt[k]
@@ -464,6 +470,7 @@ func gather3(z, rows []float64, offs []int, xt []float64, i int) {
 	z[i], z[i+1], z[i+2] = a0, a1, a2
 }
 func gather2(z, rows []float64, offs []int, xt []float64, i int) {
+	xt = xt[:len(offs)]
 	var a0, a1 float64
 	for k, o := range offs {
 		x := xt[k]
@@ -474,6 +481,7 @@ func gather2(z, rows []float64, offs []int, xt []float64, i int) {
 	z[i], z[i+1] = a0, a1
 }
 func gather1(z, rows []float64, offs []int, xt []float64, i int) {
+	xt = xt[:len(offs)]
 	var a0 float64
 	for k, o := range offs {
 		x := xt[k]
@@ -516,6 +524,7 @@ func scatterZ(rows []float64, offs []int, xt []float64, c float64, delta []float
 
 // scatterW adds c·x̃_k·δ_{i…i+W−1} to columns i…i+W−1 (scatterZ, W = 1…8).
 func scatter8(rows []float64, offs []int, xt []float64, c float64, d []float64, i int) {
+	xt = xt[:len(offs)]
 	d = d[i : i+8 : i+8]
 	d0, d1, d2, d3, d4, d5, d6, d7 := d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]
 	for k, o := range offs {
@@ -532,6 +541,7 @@ func scatter8(rows []float64, offs []int, xt []float64, c float64, d []float64, 
 	}
 }
 func scatter7(rows []float64, offs []int, xt []float64, c float64, d []float64, i int) {
+	xt = xt[:len(offs)]
 	d = d[i : i+7 : i+7]
 	d0, d1, d2, d3, d4, d5, d6 := d[0], d[1], d[2], d[3], d[4], d[5], d[6]
 	for k, o := range offs {
@@ -547,6 +557,7 @@ func scatter7(rows []float64, offs []int, xt []float64, c float64, d []float64, 
 	}
 }
 func scatter6(rows []float64, offs []int, xt []float64, c float64, d []float64, i int) {
+	xt = xt[:len(offs)]
 	d = d[i : i+6 : i+6]
 	d0, d1, d2, d3, d4, d5 := d[0], d[1], d[2], d[3], d[4], d[5]
 	for k, o := range offs {
@@ -561,6 +572,7 @@ func scatter6(rows []float64, offs []int, xt []float64, c float64, d []float64, 
 	}
 }
 func scatter5(rows []float64, offs []int, xt []float64, c float64, d []float64, i int) {
+	xt = xt[:len(offs)]
 	d = d[i : i+5 : i+5]
 	d0, d1, d2, d3, d4 := d[0], d[1], d[2], d[3], d[4]
 	for k, o := range offs {
@@ -574,6 +586,7 @@ func scatter5(rows []float64, offs []int, xt []float64, c float64, d []float64, 
 	}
 }
 func scatter4(rows []float64, offs []int, xt []float64, c float64, d []float64, i int) {
+	xt = xt[:len(offs)]
 	d = d[i : i+4 : i+4]
 	d0, d1, d2, d3 := d[0], d[1], d[2], d[3]
 	for k, o := range offs {
@@ -586,6 +599,7 @@ func scatter4(rows []float64, offs []int, xt []float64, c float64, d []float64, 
 	}
 }
 func scatter3(rows []float64, offs []int, xt []float64, c float64, d []float64, i int) {
+	xt = xt[:len(offs)]
 	d = d[i : i+3 : i+3]
 	d0, d1, d2 := d[0], d[1], d[2]
 	for k, o := range offs {
@@ -597,6 +611,7 @@ func scatter3(rows []float64, offs []int, xt []float64, c float64, d []float64, 
 	}
 }
 func scatter2(rows []float64, offs []int, xt []float64, c float64, d []float64, i int) {
+	xt = xt[:len(offs)]
 	d = d[i : i+2 : i+2]
 	d0, d1 := d[0], d[1]
 	for k, o := range offs {
@@ -607,6 +622,7 @@ func scatter2(rows []float64, offs []int, xt []float64, c float64, d []float64, 
 	}
 }
 func scatter1(rows []float64, offs []int, xt []float64, c float64, d []float64, i int) {
+	xt = xt[:len(offs)]
 	d = d[i : i+1 : i+1]
 	d0 := d[0]
 	for k, o := range offs {
