@@ -123,33 +123,31 @@ func (s *Sketch) formFa(keep int) {
 		col, inv := s.cols[i], s.finv[i]
 		row := s.fa[i*fs : i*fs+p]
 		clear(row)
-		// Four rows of C per pass over row (axpy4, then axpy2 and axpy
-		// for the rest): the same sums in the same order as one axpy per
-		// row, with a quarter of the loads and stores.
-		var pj [3]int
-		np := 0
-		for j := 0; j < q; j++ {
-			w := U[j*g+col]
-			if w == 0 {
+		// Four rows of C per pass over row (axpy4; a block of four
+		// with a zero weight, and the last 1–3 rows, one axpy per
+		// nonzero weight): the same sums in the same order as one axpy
+		// per nonzero weight (Axpy4 has the bits of four Axpy), with a
+		// quarter of the loads and stores of row.
+		j := 0
+		for ; j+4 <= q; j += 4 {
+			u := U[j*g+col : (j+3)*g+col+1]
+			w0, w1, w2, w3 := u[0], u[g], u[2*g], u[3*g]
+			if w0 != 0 && w1 != 0 && w2 != 0 && w3 != 0 {
+				o := j * pm
+				linalg.Axpy4(w0*inv, s.C[o:o+p], w1*inv, s.C[o+pm:o+pm+p],
+					w2*inv, s.C[o+2*pm:o+2*pm+p], w3*inv, s.C[o+3*pm:o+3*pm+p], row)
 				continue
 			}
-			if np < 3 {
-				pj[np] = j
-				np++
-				continue
+			for t := j; t < j+4; t++ {
+				if w := U[t*g+col]; w != 0 {
+					linalg.Axpy(w*inv, s.C[t*pm:t*pm+p], row)
+				}
 			}
-			j0, j1, j2 := pj[0], pj[1], pj[2]
-			linalg.Axpy4(U[j0*g+col]*inv, s.C[j0*pm:j0*pm+p], U[j1*g+col]*inv, s.C[j1*pm:j1*pm+p],
-				U[j2*g+col]*inv, s.C[j2*pm:j2*pm+p], w*inv, s.C[j*pm:j*pm+p], row)
-			np = 0
 		}
-		if np >= 2 {
-			j0, j1 := pj[0], pj[1]
-			linalg.Axpy2(U[j0*g+col]*inv, s.C[j0*pm:j0*pm+p], U[j1*g+col]*inv, s.C[j1*pm:j1*pm+p], row)
-		}
-		if np == 1 || np == 3 {
-			j0 := pj[np-1]
-			linalg.Axpy(U[j0*g+col]*inv, s.C[j0*pm:j0*pm+p], row)
+		for ; j < q; j++ {
+			if w := U[j*g+col]; w != 0 {
+				linalg.Axpy(w*inv, s.C[j*pm:j*pm+p], row)
+			}
 		}
 		if !s.zeroG {
 			s.fa[i*fs+p] = s.fext[i]
