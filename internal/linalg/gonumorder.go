@@ -14,11 +14,13 @@ package linalg
 // they take about 4 instructions per product against the packed
 // kernels' 2.5 (dot) and 2.2 (the matrix–vector product), so on FD's
 // vectors of 8–14 values and refreshes of about 100 products they cost
-// more than they save: on news20 (m = 10, three cached passes, valgrind
-// --tool=cachegrind) GonumDot in place of floats.Dot in the absorb's
-// least-norm solve took 20e6 more instructions, and GonumGemv was 1.5–2×
-// Dgemv in BenchmarkGonumOrder. The hot paths therefore keep gonum; these
-// are for code that sums short vectors where a call would dominate.
+// more than they save. On news20 (m = 10, logistic, three cached passes,
+// valgrind --tool=cachegrind), with models byte-identical either way:
+// GonumDot in place of floats.Dot in the absorb's least-norm solve took
+// 20e6 more instructions (5.097e9 → 5.117e9), and GonumGemv in place of
+// Dgemv in package son's stale-row refreshes (about 100 products each)
+// 250e6 more (4.968e9 → 5.218e9). The hot paths therefore keep gonum;
+// these are for code that sums short vectors where a call would dominate.
 
 // GonumDot is gonum's floats.Dot (f64.DotUnitary; b may be longer than
 // a): four partial sums for i mod 4 over the blocks of four, the 1–3
