@@ -334,7 +334,8 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int, exact bo
 	A, cs := s.qa[:keep*p], s.dsc2[:p]
 	clear(cs)
 	for i := 0; i < keep; i++ {
-		row, src := A[i*p:i*p+p], s.fa[i*fs:i*fs+p]
+		src := s.fa[i*fs:][:p] // of dd's and cs's length: no bounds checks below
+		row := A[i*p:][:p]
 		for j, v := range src {
 			x := v * dd[j]
 			row[j] = x
@@ -366,6 +367,7 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int, exact bo
 	// The new row norms are K′'s diagonal, each entry computed as
 	// kPrime computes it.
 	nd := s.ndg[:p]
+	z = z[:p]
 	for i := range nd {
 		nd[i] = (s.K[i*pm+i] + (c*d[i])*z[i]) + (c*z[i]+kap*d[i])*d[i]
 	}
@@ -549,7 +551,7 @@ func (s *Sketch) commit(keep int, rho float64) {
 	for i := 0; i < keep; i++ {
 		se := math.Sqrt(s.eNew[i])
 		dst := s.C[i*pm : i*pm+p]
-		src := s.fa[i*fs : i*fs+p]
+		src := s.fa[i*fs:][:len(dst)]
 		for j := range dst {
 			dst[j] = se * src[j]
 		}
