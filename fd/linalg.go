@@ -78,8 +78,8 @@ func minNormRows(M []float64, k, n, ld int, f, delta, tau, y []float64) bool {
 			return false
 		}
 		tau[j] = 1 / vv
-		for c := j + 1; c < k; c++ {
-			w := M[c*ld+j : c*ld+n]
+		for o := (j+1)*ld + j; o < k*ld; o += ld {
+			w := M[o : o+len(v)] // row c = o/ld from column j
 			floats.AddScaled(w, -floats.Dot(w, v)*tau[j], v)
 		}
 		y[j] = alpha // L_jj (M's diagonal now holds v_0)

@@ -123,33 +123,31 @@ func (s *Sketch) formFa(keep int) {
 		col, inv := s.cols[i], s.finv[i]
 		row := s.fa[i*fs : i*fs+p]
 		clear(row)
-		// Four rows of C per pass over row (axpy4, then axpy2 and axpy
-		// for the rest): the same sums in the same order as one axpy per
-		// row, with a quarter of the loads and stores.
-		var pj [3]int
-		np := 0
-		for j := 0; j < q; j++ {
-			w := U[j*g+col]
-			if w == 0 {
+		// Four rows of C per pass over row (axpy4; a block of four
+		// with a zero weight, and the last 1–3 rows, one axpy per
+		// nonzero weight): the same sums in the same order as one axpy
+		// per nonzero weight (Axpy4 has the bits of four Axpy), with a
+		// quarter of the loads and stores of row.
+		j := 0
+		for ; j+4 <= q; j += 4 {
+			u := U[j*g+col : (j+3)*g+col+1]
+			w0, w1, w2, w3 := u[0], u[g], u[2*g], u[3*g]
+			if w0 != 0 && w1 != 0 && w2 != 0 && w3 != 0 {
+				o := j * pm
+				linalg.Axpy4(w0*inv, s.C[o:o+p], w1*inv, s.C[o+pm:o+pm+p],
+					w2*inv, s.C[o+2*pm:o+2*pm+p], w3*inv, s.C[o+3*pm:o+3*pm+p], row)
 				continue
 			}
-			if np < 3 {
-				pj[np] = j
-				np++
-				continue
+			for t := j; t < j+4; t++ {
+				if w := U[t*g+col]; w != 0 {
+					linalg.Axpy(w*inv, s.C[t*pm:t*pm+p], row)
+				}
 			}
-			j0, j1, j2 := pj[0], pj[1], pj[2]
-			linalg.Axpy4(U[j0*g+col]*inv, s.C[j0*pm:j0*pm+p], U[j1*g+col]*inv, s.C[j1*pm:j1*pm+p],
-				U[j2*g+col]*inv, s.C[j2*pm:j2*pm+p], w*inv, s.C[j*pm:j*pm+p], row)
-			np = 0
 		}
-		if np >= 2 {
-			j0, j1 := pj[0], pj[1]
-			linalg.Axpy2(U[j0*g+col]*inv, s.C[j0*pm:j0*pm+p], U[j1*g+col]*inv, s.C[j1*pm:j1*pm+p], row)
-		}
-		if np == 1 || np == 3 {
-			j0 := pj[np-1]
-			linalg.Axpy(U[j0*g+col]*inv, s.C[j0*pm:j0*pm+p], row)
+		for ; j < q; j++ {
+			if w := U[j*g+col]; w != 0 {
+				linalg.Axpy(w*inv, s.C[j*pm:j*pm+p], row)
+			}
 		}
 		if !s.zeroG {
 			s.fa[i*fs+p] = s.fext[i]
@@ -336,7 +334,8 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int, exact bo
 	A, cs := s.qa[:keep*p], s.dsc2[:p]
 	clear(cs)
 	for i := 0; i < keep; i++ {
-		row, src := A[i*p:i*p+p], s.fa[i*fs:i*fs+p]
+		src := s.fa[i*fs:][:p] // of dd's and cs's length: no bounds checks below
+		row := A[i*p:][:p]
 		for j, v := range src {
 			x := v * dd[j]
 			row[j] = x
@@ -368,6 +367,7 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int, exact bo
 	// The new row norms are K′'s diagonal, each entry computed as
 	// kPrime computes it.
 	nd := s.ndg[:p]
+	z = z[:p]
 	for i := range nd {
 		nd[i] = (s.K[i*pm+i] + (c*d[i])*z[i]) + (c*z[i]+kap*d[i])*d[i]
 	}
@@ -434,17 +434,26 @@ func (s *Sketch) kPrime(dst, z []float64, c, kap float64, inPlace bool) (knorm f
 			copy(row, s.K[i*pm+i:i*pm+p])
 		}
 		linalg.Axpy2(c*d[i], z[i:p], c*z[i]+kap*d[i], d[i:p], row)
-		for j := i + 1; j < p; j++ {
-			dst[j*pm+i] = row[j-i]
-		}
-		if inPlace {
-			var r float64
-			for _, v := range dst[i*pm : i*pm+p] {
-				r += math.Abs(v)
-				sq += v * v
+		col := dst[i*pm+i:]
+		if !inPlace {
+			for j, v := range row {
+				col[j*pm] = v
 			}
-			inf = max(inf, r)
+			continue
 		}
+		// The norms' sums take the row's left part (mirrored by the
+		// rows above) first, then the new part as it is mirrored.
+		var r float64
+		for _, v := range dst[i*pm : i*pm+i] {
+			r += math.Abs(v)
+			sq += v * v
+		}
+		for j, v := range row {
+			col[j*pm] = v
+			r += math.Abs(v)
+			sq += v * v
+		}
+		inf = max(inf, r)
 	}
 	if !inPlace {
 		return 0
@@ -542,7 +551,7 @@ func (s *Sketch) commit(keep int, rho float64) {
 	for i := 0; i < keep; i++ {
 		se := math.Sqrt(s.eNew[i])
 		dst := s.C[i*pm : i*pm+p]
-		src := s.fa[i*fs : i*fs+p]
+		src := s.fa[i*fs:][:len(dst)]
 		for j := range dst {
 			dst[j] = se * src[j]
 		}

@@ -13,7 +13,7 @@ import (
 // TestGatherZAddTo: gatherZ, scatterZ and the unrolled addTo give the
 // bits of the plain loops they replace (z[i] += x_k·Z_{k,i} over k in
 // order, Z_{k,i} += (c·x_k)·δ_i, y[i] += a·x[i]) for every length p of a
-// Z column up to 19 (every mix of their steps of 8, 4, 2 and 1), with
+// Z column up to 19 (blocks of 8 and every tail of 1–7 columns), with
 // values spanning many magnitudes and signs so that any change in the
 // order of the sums would show.
 func TestGatherZAddTo(t *testing.T) {

@@ -182,8 +182,9 @@ func (s *Learner) refreshRow(r int) {
 	o := r * s.stride
 	row := s.tab.Rows[o : o+1+s.pmax : o+1+s.pmax] // w̄_j, then Z's column
 	nr := e.rows
-	n := e.p
-	for n > 0 && row[n] == 0 {
+	c := row[1 : 1+e.p]
+	n := len(c)
+	for n > 0 && c[n-1] == 0 {
 		n--
 	}
 	if n == 0 {

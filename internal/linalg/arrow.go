@@ -460,7 +460,7 @@ func (a *arrowEig) root(r, j int, sigma, sk, tau, lo, hi float64, dl []float64) 
 			// The root between the poles is always (a − √D)/(2c): the
 			// other one lies beyond Δ_R if c > 0 and below Δ_L if c < 0.
 			b := dL * dR * f
-			sd := math.Sqrt(math.Max(aa*aa-4*b*c, 0))
+			sd := math.Sqrt(max(aa*aa-4*b*c, 0))
 			switch {
 			case aa > 0:
 				eta = 2 * b / (aa + sd)
@@ -504,7 +504,7 @@ func (a *arrowEig) root(r, j int, sigma, sk, tau, lo, hi float64, dl []float64) 
 // A t² + B t + C = 0, A ≠ 0, computed without cancellation; a negative
 // discriminant (rounding) is taken as 0.
 func quadRoot(A, B, C float64, hiRoot bool) float64 {
-	D := math.Sqrt(math.Max(B*B-4*A*C, 0))
+	D := math.Sqrt(max(B*B-4*A*C, 0))
 	// q = −(B + sign(B)·D)/2; the roots are q/A and C/q.
 	q := -(B + math.Copysign(D, B)) / 2
 	r1 := q / A
@@ -522,7 +522,7 @@ func quadRoot(A, B, C float64, hiRoot bool) float64 {
 // t² + Bt + C = 0 without cancellation (one square root, one division); a
 // negative discriminant (rounding) is taken as 0.
 func monicRoot(B, C float64, hiRoot bool) float64 {
-	D := math.Sqrt(math.Max(B*B-4*C, 0))
+	D := math.Sqrt(max(B*B-4*C, 0))
 	if B >= 0 {
 		q := -(B + D) / 2 // the smaller root
 		if !hiRoot {
@@ -546,7 +546,7 @@ func pickRoot(A, B, C, lo, hi float64) float64 {
 		}
 		return -C / B
 	}
-	D := math.Sqrt(math.Max(B*B-4*A*C, 0))
+	D := math.Sqrt(max(B*B-4*A*C, 0))
 	q := -(B + math.Copysign(D, B)) / 2
 	r1 := q / A
 	if r1 > lo && r1 < hi {
