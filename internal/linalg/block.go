@@ -1,0 +1,137 @@
+package linalg
+
+// MulRows sets row i of dst (i < nr, its first w values, row stride ldd)
+// to Σ_j t_ij·src_j over j = 0…r−1 ascending (t_ij = t[i*ti+j*tj]; row j
+// of src at stride lds), skipping the terms whose t_ij is zero; with add,
+// the sum starts from dst's row instead of zero.
+//
+// It is the product T·S that a caller would otherwise write as nr·r Axpy
+// (or AxpyVec) calls — row cleared, then y += t_ij·src_j for j ascending,
+// skipping zeros — and it gives the same bits: every output value sees the
+// same products added in the same order (no FMA: each product is rounded
+// by the float64 conversion before the sum, whatever GOAMD64 allows), and
+// a skipped term stays skipped, which matters when src holds ±Inf or NaN
+// (0·Inf would be NaN). What changes is the memory traffic: the axpy
+// sequence loads and stores each output row r times, streaming rows as
+// long as package son's whole ring of deferred maps (up to thousands of
+// values, far beyond L1); here a block of four output rows × two columns
+// stays in registers while j runs, and each src value loaded serves four
+// rows.
+func MulRows(dst []float64, ldd int, t []float64, ti, tj int, src []float64, lds, nr, r, w int, add bool) {
+	if nr <= 0 || w <= 0 {
+		return
+	}
+	if r > mulMaxR {
+		mulRowsAxpy(dst, ldd, t, ti, tj, src, lds, nr, r, w, add)
+		return
+	}
+	// Gathered coefficients and offsets, once per call (Go clears them).
+	var tt [8 * mulMaxR]float64
+	var offs [mulMaxR]int
+	// Column tiles, so that the r source rows of a tile stay in L1 while
+	// every row block reads them; a value's sum is the same in any tiling.
+	for c0 := 0; c0 < w; c0 += mulTile {
+		wt := min(mulTile, w-c0)
+		i := 0
+		for ; i+4 <= nr; i += 4 {
+			mulRowsBlock(4, dst[i*ldd+c0:], ldd, t[i*ti:], ti, tj, src[c0:], lds, r, wt, add, &tt, &offs)
+		}
+		if i+2 <= nr {
+			mulRowsBlock(2, dst[i*ldd+c0:], ldd, t[i*ti:], ti, tj, src[c0:], lds, r, wt, add, &tt, &offs)
+			i += 2
+		}
+		if i < nr {
+			mulRowsAxpy(dst[i*ldd+c0:], ldd, t[i*ti:], ti, tj, src[c0:], lds, nr-i, r, wt, add)
+		}
+	}
+}
+
+// mulMaxR bounds r for the gathered coefficients (stack arrays); beyond
+// it the axpy sequence runs instead. mulTile is the column tile: 128
+// values of r ≤ 30 rows is 30 KiB.
+const (
+	mulMaxR = 64
+	mulTile = 128
+)
+
+// mulRowsAxpy is the axpy sequence MulRows replaces, in its order.
+func mulRowsAxpy(dst []float64, ldd int, t []float64, ti, tj int, src []float64, lds, nr, r, w int, add bool) {
+	for i := 0; i < nr; i++ {
+		row := dst[i*ldd : i*ldd+w]
+		if !add {
+			clear(row)
+		}
+		for j := 0; j < r; j++ {
+			if v := t[i*ti+j*tj]; v != 0 {
+				AxpyVec(v, src[j*lds:j*lds+w], row)
+			}
+		}
+	}
+}
+
+// mulRowsBlock is MulRows for rows = 4 or 2 output rows: the SSE2 kernel
+// over groups of four columns, the last w mod 4 columns here. A block
+// whose rows do not share their zero terms (one t_ij zero, another t_i'j
+// not) runs the axpy sequence instead: the kernel adds every term to all
+// its rows, and a skipped zero must stay skipped. Terms zero in all the
+// block's rows are dropped.
+func mulRowsBlock(rows int, dst []float64, ldd int, t []float64, ti, tj int, src []float64, lds, r, w int, add bool, tt *[8 * mulMaxR]float64, offs *[mulMaxR]int) {
+	n := 0
+	for j := 0; j < r; j++ {
+		q := tt[8*n : 8*n+8 : 8*n+8]
+		zeros := 0
+		for i := 0; i < rows; i++ {
+			v := t[i*ti+j*tj]
+			q[2*i], q[2*i+1] = v, v
+			if v == 0 {
+				zeros++
+			}
+		}
+		if zeros == rows {
+			continue
+		}
+		if zeros > 0 {
+			mulRowsAxpy(dst, ldd, t, ti, tj, src, lds, rows, r, w, add)
+			return
+		}
+		offs[n] = j * lds * 8
+		n++
+	}
+	_ = dst[(rows-1)*ldd+w-1] // every row the kernel writes
+	if n > 0 {
+		_ = src[offs[n-1]/8+w-1] // the last term's row (offsets ascend)
+	}
+	w4 := w / 4
+	mulBlock(rows, dst, ldd, tt[:8*n], offs[:n], n, src, w4, add)
+	for c := 4 * w4; c < w; c++ {
+		for i := 0; i < rows; i++ {
+			var a float64
+			if add {
+				a = dst[i*ldd+c]
+			}
+			for k := 0; k < n; k++ {
+				a += float64(tt[8*k+2*i] * src[offs[k]/8+c])
+			}
+			dst[i*ldd+c] = a
+		}
+	}
+}
+
+// mulBlockGo is what the assembly kernels compute: for each of the first
+// 4·w4 columns c and each of the rows, the sum that starts from zero (or
+// from dst with add) and adds tt[8k+2i]·src[offs[k]/8 + c] for the terms k
+// in order.
+func mulBlockGo(rows int, dst []float64, ldd int, tt []float64, offs []int, n int, src []float64, w4 int, add bool) {
+	for c := 0; c < 4*w4; c++ {
+		for i := 0; i < rows; i++ {
+			var a float64
+			if add {
+				a = dst[i*ldd+c]
+			}
+			for k := 0; k < n; k++ {
+				a += float64(tt[8*k+2*i] * src[offs[k]/8+c])
+			}
+			dst[i*ldd+c] = a
+		}
+	}
+}

@@ -1,0 +1,181 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func mulBlock4(dst *float64, ldd int, tt *float64, offs *int, n int, src *float64, w4 int, add bool)
+//
+// Four output rows × four columns in X0…X7 (row i: X(2i) columns 0–1,
+// X(2i+1) columns 2–3). For each of the n terms k, in order, src's four
+// values at byte offset offs[k] are multiplied by the row's coefficient
+// (tt holds each one twice, 8 values per term) and added: MULPD then
+// ADDPD, the rounding of gonum's SSE2 axpy, never FMA.
+TEXT ·mulBlock4(SB), NOSPLIT, $0-57
+	MOVQ    dst+0(FP), DI
+	MOVQ    ldd+8(FP), R8
+	SHLQ    $3, R8
+	LEAQ    (R8)(R8*2), R10
+	MOVQ    tt+16(FP), SI
+	MOVQ    offs+24(FP), R9
+	MOVQ    n+32(FP), CX
+	MOVQ    src+40(FP), DX
+	MOVQ    w4+48(FP), BX
+	MOVBQZX add+56(FP), AX
+
+colloop:
+	TESTQ BX, BX
+	JEQ   done
+	TESTQ AX, AX
+	JNE   load
+	XORPS X0, X0
+	XORPS X1, X1
+	XORPS X2, X2
+	XORPS X3, X3
+	XORPS X4, X4
+	XORPS X5, X5
+	XORPS X6, X6
+	XORPS X7, X7
+	JMP   kstart
+
+load:
+	MOVUPD (DI), X0
+	MOVUPD 16(DI), X1
+	MOVUPD (DI)(R8*1), X2
+	MOVUPD 16(DI)(R8*1), X3
+	MOVUPD (DI)(R8*2), X4
+	MOVUPD 16(DI)(R8*2), X5
+	MOVUPD (DI)(R10*1), X6
+	MOVUPD 16(DI)(R10*1), X7
+
+kstart:
+	XORQ R11, R11
+	MOVQ SI, R12
+
+kloop:
+	CMPQ   R11, CX
+	JGE    kdone
+	MOVQ   (R9)(R11*8), R13
+	MOVUPD (DX)(R13*1), X8
+	MOVUPD 16(DX)(R13*1), X9
+
+	MOVUPD (R12), X10
+	MOVAPD X10, X11
+	MULPD  X8, X10
+	MULPD  X9, X11
+	ADDPD  X10, X0
+	ADDPD  X11, X1
+
+	MOVUPD 16(R12), X10
+	MOVAPD X10, X11
+	MULPD  X8, X10
+	MULPD  X9, X11
+	ADDPD  X10, X2
+	ADDPD  X11, X3
+
+	MOVUPD 32(R12), X10
+	MOVAPD X10, X11
+	MULPD  X8, X10
+	MULPD  X9, X11
+	ADDPD  X10, X4
+	ADDPD  X11, X5
+
+	MOVUPD 48(R12), X10
+	MOVAPD X10, X11
+	MULPD  X8, X10
+	MULPD  X9, X11
+	ADDPD  X10, X6
+	ADDPD  X11, X7
+
+	ADDQ $64, R12
+	INCQ R11
+	JMP  kloop
+
+kdone:
+	MOVUPD X0, (DI)
+	MOVUPD X1, 16(DI)
+	MOVUPD X2, (DI)(R8*1)
+	MOVUPD X3, 16(DI)(R8*1)
+	MOVUPD X4, (DI)(R8*2)
+	MOVUPD X5, 16(DI)(R8*2)
+	MOVUPD X6, (DI)(R10*1)
+	MOVUPD X7, 16(DI)(R10*1)
+	ADDQ   $32, DI
+	ADDQ   $32, DX
+	DECQ   BX
+	JMP    colloop
+
+done:
+	RET
+
+// func mulBlock2(dst *float64, ldd int, tt *float64, offs *int, n int, src *float64, w4 int, add bool)
+//
+// mulBlock4 for two rows (tt still holds 8 values per term; rows 2–3 are
+// not read).
+TEXT ·mulBlock2(SB), NOSPLIT, $0-57
+	MOVQ    dst+0(FP), DI
+	MOVQ    ldd+8(FP), R8
+	SHLQ    $3, R8
+	MOVQ    tt+16(FP), SI
+	MOVQ    offs+24(FP), R9
+	MOVQ    n+32(FP), CX
+	MOVQ    src+40(FP), DX
+	MOVQ    w4+48(FP), BX
+	MOVBQZX add+56(FP), AX
+
+colloop2:
+	TESTQ BX, BX
+	JEQ   done2
+	TESTQ AX, AX
+	JNE   load2
+	XORPS X0, X0
+	XORPS X1, X1
+	XORPS X2, X2
+	XORPS X3, X3
+	JMP   kstart2
+
+load2:
+	MOVUPD (DI), X0
+	MOVUPD 16(DI), X1
+	MOVUPD (DI)(R8*1), X2
+	MOVUPD 16(DI)(R8*1), X3
+
+kstart2:
+	XORQ R11, R11
+	MOVQ SI, R12
+
+kloop2:
+	CMPQ   R11, CX
+	JGE    kdone2
+	MOVQ   (R9)(R11*8), R13
+	MOVUPD (DX)(R13*1), X8
+	MOVUPD 16(DX)(R13*1), X9
+
+	MOVUPD (R12), X10
+	MOVAPD X10, X11
+	MULPD  X8, X10
+	MULPD  X9, X11
+	ADDPD  X10, X0
+	ADDPD  X11, X1
+
+	MOVUPD 16(R12), X10
+	MOVAPD X10, X11
+	MULPD  X8, X10
+	MULPD  X9, X11
+	ADDPD  X10, X2
+	ADDPD  X11, X3
+
+	ADDQ $64, R12
+	INCQ R11
+	JMP  kloop2
+
+kdone2:
+	MOVUPD X0, (DI)
+	MOVUPD X1, 16(DI)
+	MOVUPD X2, (DI)(R8*1)
+	MOVUPD X3, 16(DI)(R8*1)
+	ADDQ   $32, DI
+	ADDQ   $32, DX
+	DECQ   BX
+	JMP    colloop2
+
+done2:
+	RET
