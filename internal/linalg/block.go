@@ -25,19 +25,18 @@ func MulRows(dst []float64, ldd int, t []float64, ti, tj int, src []float64, lds
 		mulRowsAxpy(dst, ldd, t, ti, tj, src, lds, nr, r, w, add)
 		return
 	}
-	// Gathered coefficients and offsets, once per call (Go clears them).
-	var tt [8 * mulMaxR]float64
-	var offs [mulMaxR]int
+	var st mulState // once per call: Go clears it
+	st.w = w
 	// Column tiles, so that the r source rows of a tile stay in L1 while
 	// every row block reads them; a value's sum is the same in any tiling.
 	for c0 := 0; c0 < w; c0 += mulTile {
 		wt := min(mulTile, w-c0)
 		i := 0
 		for ; i+4 <= nr; i += 4 {
-			mulRowsBlock(4, dst[i*ldd+c0:], ldd, t[i*ti:], ti, tj, src[c0:], lds, r, wt, add, &tt, &offs)
+			mulRowsBlock(4, dst[i*ldd+c0:], ldd, t[i*ti:], ti, tj, src, c0, lds, r, wt, add, &st)
 		}
 		if i+2 <= nr {
-			mulRowsBlock(2, dst[i*ldd+c0:], ldd, t[i*ti:], ti, tj, src[c0:], lds, r, wt, add, &tt, &offs)
+			mulRowsBlock(2, dst[i*ldd+c0:], ldd, t[i*ti:], ti, tj, src, c0, lds, r, wt, add, &st)
 			i += 2
 		}
 		if i < nr {
@@ -69,13 +68,44 @@ func mulRowsAxpy(dst []float64, ldd int, t []float64, ti, tj int, src []float64,
 	}
 }
 
-// mulRowsBlock is MulRows for rows = 4 or 2 output rows: the SSE2 kernel
-// over groups of four columns, the last w mod 4 columns here. A block
-// whose rows do not share their zero terms (one t_ij zero, another t_i'j
-// not) runs the axpy sequence instead: the kernel adds every term to all
-// its rows, and a skipped zero must stay skipped. Terms zero in all the
-// block's rows are dropped.
-func mulRowsBlock(rows int, dst []float64, ldd int, t []float64, ti, tj int, src []float64, lds, r, w int, add bool, tt *[8 * mulMaxR]float64, offs *[mulMaxR]int) {
+// mulState is MulRows's scratch: the gathered coefficients (each twice,
+// term-major) and byte offsets of a row block's terms, and whether the
+// call's source rows are all finite (0 unknown, 1 yes, −1 no).
+type mulState struct {
+	tt   [8 * mulMaxR]float64
+	offs [mulMaxR]int
+	fin  int8
+	w    int // the call's columns
+}
+
+// finite reports whether src's r rows of st.w values (all the call's
+// columns) are finite, computed once per call.
+func (st *mulState) finite(src []float64, lds, r int) bool {
+	w := st.w
+	if st.fin == 0 {
+		st.fin = 1
+		for j := 0; j < r; j++ {
+			if !AllFinite(src[j*lds : j*lds+w]) {
+				st.fin = -1
+				break
+			}
+		}
+	}
+	return st.fin > 0
+}
+
+// mulRowsBlock is MulRows for rows = 4 or 2 output rows, columns c0…c0+w
+// of src: the SSE2 kernel over groups of four columns, the last w mod 4
+// columns here. Terms zero in all the block's rows are dropped. The
+// kernel adds every other term to all its rows, so a term zero in some
+// rows only (an eigenvector that deflated to a unit vector) is added
+// there as 0·x: the sum's bits are those of skipping it when it starts
+// from zero (a sum that starts at +0 is never −0, and s + (±0) = s) and x
+// is finite. Otherwise (add, or some source value ±Inf/NaN in the call)
+// the block runs the axpy sequence.
+func mulRowsBlock(rows int, dst []float64, ldd int, t []float64, ti, tj int, src0 []float64, c0, lds, r, w int, add bool, st *mulState) {
+	tt, offs := &st.tt, &st.offs
+	src := src0[c0:]
 	n := 0
 	for j := 0; j < r; j++ {
 		q := tt[8*n : 8*n+8 : 8*n+8]
@@ -90,7 +120,7 @@ func mulRowsBlock(rows int, dst []float64, ldd int, t []float64, ti, tj int, src
 		if zeros == rows {
 			continue
 		}
-		if zeros > 0 {
+		if zeros > 0 && (add || !st.finite(src0, lds, r)) {
 			mulRowsAxpy(dst, ldd, t, ti, tj, src, lds, rows, r, w, add)
 			return
 		}
