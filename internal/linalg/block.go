@@ -95,10 +95,9 @@ func (st *mulState) finite(src []float64, lds, r int) bool {
 }
 
 // mulRowsBlock is MulRows for rows = 4 or 2 output rows, columns c0…c0+w
-// of src: the SSE2 kernel over groups of four columns, the last w mod 4
-// columns here. Terms zero in all the block's rows are dropped. The
-// kernel adds every other term to all its rows, so a term zero in some
-// rows only (an eigenvector that deflated to a unit vector) is added
+// of src, by the SSE2 kernel. Terms zero in all the block's rows are
+// dropped. The kernel adds every other term to all its rows, so a term
+// zero in some rows only (an eigenvector that deflated to a unit vector) is added
 // there as 0·x: the sum's bits are those of skipping it when it starts
 // from zero (a sum that starts at +0 is never −0, and s + (±0) = s) and x
 // is finite. Otherwise (add, or some source value ±Inf/NaN in the call)
@@ -131,28 +130,15 @@ func mulRowsBlock(rows int, dst []float64, ldd int, t []float64, ti, tj int, src
 	if n > 0 {
 		_ = src[offs[n-1]/8+w-1] // the last term's row (offsets ascend)
 	}
-	w4 := w / 4
-	mulBlock(rows, dst, ldd, tt[:8*n], offs[:n], n, src, w4, add)
-	for c := 4 * w4; c < w; c++ {
-		for i := 0; i < rows; i++ {
-			var a float64
-			if add {
-				a = dst[i*ldd+c]
-			}
-			for k := 0; k < n; k++ {
-				a += float64(tt[8*k+2*i] * src[offs[k]/8+c])
-			}
-			dst[i*ldd+c] = a
-		}
-	}
+	mulBlock(rows, dst, ldd, tt[:8*n], offs[:n], n, src, w, add)
 }
 
-// mulBlockGo is what the assembly kernels compute: for each of the first
-// 4·w4 columns c and each of the rows, the sum that starts from zero (or
-// from dst with add) and adds tt[8k+2i]·src[offs[k]/8 + c] for the terms k
-// in order.
-func mulBlockGo(rows int, dst []float64, ldd int, tt []float64, offs []int, n int, src []float64, w4 int, add bool) {
-	for c := 0; c < 4*w4; c++ {
+// mulBlockGo is what the assembly kernels compute: for each of the w
+// columns c and each of the rows, the sum that starts from zero (or from
+// dst with add) and adds tt[8k+2i]·src[offs[k]/8 + c] for the terms k in
+// order.
+func mulBlockGo(rows int, dst []float64, ldd int, tt []float64, offs []int, n int, src []float64, w int, add bool) {
+	for c := 0; c < w; c++ {
 		for i := 0; i < rows; i++ {
 			var a float64
 			if add {
