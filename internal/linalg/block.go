@@ -8,15 +8,16 @@ package linalg
 // It is the product T·S that a caller would otherwise write as nr·r Axpy
 // (or AxpyVec) calls — row cleared, then y += t_ij·src_j for j ascending,
 // skipping zeros — and it gives the same bits: every output value sees the
-// same products added in the same order (no FMA: each product is rounded
-// by the float64 conversion before the sum, whatever GOAMD64 allows), and
-// a skipped term stays skipped, which matters when src holds ±Inf or NaN
-// (0·Inf would be NaN). What changes is the memory traffic: the axpy
+// same products added in the same order, each product rounded before its
+// sum (SSE2 MULPD then ADDPD on amd64, as gonum's axpy; the portable Go
+// kernel converts the product to float64, which forbids FMA), and a
+// skipped term stays skipped where that matters (src holding ±Inf or NaN:
+// 0·Inf would be NaN). What changes is the memory traffic: the axpy
 // sequence loads and stores each output row r times, streaming rows as
-// long as package son's whole ring of deferred maps (up to thousands of
-// values, far beyond L1); here a block of four output rows × two columns
-// stays in registers while j runs, and each src value loaded serves four
-// rows.
+// long as package son's whole ring of deferred maps (thousands of values,
+// far beyond L1); here four output rows × four columns stay in eight
+// registers while j runs, each src value loaded serves four rows, and the
+// columns go in tiles whose r source rows stay in L1 across row blocks.
 func MulRows(dst []float64, ldd int, t []float64, ti, tj int, src []float64, lds, nr, r, w int, add bool) {
 	if nr <= 0 || w <= 0 {
 		return
@@ -40,7 +41,7 @@ func MulRows(dst []float64, ldd int, t []float64, ti, tj int, src []float64, lds
 			i += 2
 		}
 		if i < nr {
-			mulRowsAxpy(dst[i*ldd+c0:], ldd, t[i*ti:], ti, tj, src[c0:], lds, nr-i, r, wt, add)
+			mulRowsBlock(1, dst[i*ldd+c0:], ldd, t[i*ti:], ti, tj, src, c0, lds, r, wt, add, &st)
 		}
 	}
 }
@@ -94,7 +95,7 @@ func (st *mulState) finite(src []float64, lds, r int) bool {
 	return st.fin > 0
 }
 
-// mulRowsBlock is MulRows for rows = 4 or 2 output rows, columns c0…c0+w
+// mulRowsBlock is MulRows for rows = 4, 2 or 1 output rows, columns c0…c0+w
 // of src, by the SSE2 kernel. Terms zero in all the block's rows are
 // dropped. The kernel adds every other term to all its rows, so a term
 // zero in some rows only (an eigenvector that deflated to a unit vector) is added

@@ -267,3 +267,95 @@ tkdone2:
 
 done2:
 	RET
+
+// func mulBlock1(dst *float64, ldd int, tt *float64, offs *int, n int, src *float64, w int, add bool)
+//
+// mulBlock4 for one row (tt still holds 8 values per term; rows 1–3 are
+// not read): package son's β fold, and odd row counts.
+TEXT ·mulBlock1(SB), NOSPLIT, $0-57
+	MOVQ    dst+0(FP), DI
+	MOVQ    ldd+8(FP), R8
+	SHLQ    $3, R8
+	MOVQ    tt+16(FP), SI
+	MOVQ    offs+24(FP), R9
+	MOVQ    n+32(FP), CX
+	MOVQ    src+40(FP), DX
+	MOVQ    w+48(FP), BX
+	MOVBQZX add+56(FP), AX
+
+colloop1:
+	CMPQ  BX, $4
+	JLT   tail1
+	TESTQ AX, AX
+	JNE   load1
+	XORPS X0, X0
+	XORPS X1, X1
+	JMP   kstart1
+
+load1:
+	MOVUPD (DI), X0
+	MOVUPD 16(DI), X1
+
+kstart1:
+	XORQ R11, R11
+	MOVQ SI, R12
+
+kloop1:
+	CMPQ   R11, CX
+	JGE    kdone1
+	MOVQ   (R9)(R11*8), R13
+	MOVUPD (DX)(R13*1), X8
+	MOVUPD 16(DX)(R13*1), X9
+
+	MOVUPD (R12), X10
+	MOVAPD X10, X11
+	MULPD  X8, X10
+	MULPD  X9, X11
+	ADDPD  X10, X0
+	ADDPD  X11, X1
+
+	ADDQ $64, R12
+	INCQ R11
+	JMP  kloop1
+
+kdone1:
+	MOVUPD X0, (DI)
+	MOVUPD X1, 16(DI)
+	ADDQ   $32, DI
+	ADDQ   $32, DX
+	SUBQ   $4, BX
+	JMP    colloop1
+
+tail1:
+	TESTQ BX, BX
+	JEQ   done1
+	XORPS X0, X0
+	TESTQ AX, AX
+	JEQ   tkstart1
+	MOVSD (DI), X0
+
+tkstart1:
+	XORQ R11, R11
+	MOVQ SI, R12
+
+tkloop1:
+	CMPQ  R11, CX
+	JGE   tkdone1
+	MOVQ  (R9)(R11*8), R13
+	MOVSD (DX)(R13*1), X8
+	MOVSD (R12), X10
+	MULSD X8, X10
+	ADDSD X10, X0
+	ADDQ  $64, R12
+	INCQ  R11
+	JMP   tkloop1
+
+tkdone1:
+	MOVSD X0, (DI)
+	ADDQ  $8, DI
+	ADDQ  $8, DX
+	DECQ  BX
+	JMP   tail1
+
+done1:
+	RET
