@@ -22,11 +22,7 @@ func MulRows(dst []float64, ldd int, t []float64, ti, tj int, src []float64, lds
 	if nr <= 0 || w <= 0 {
 		return
 	}
-	if r > mulMaxR {
-		mulRowsAxpy(dst, ldd, t, ti, tj, src, lds, nr, r, w, add)
-		return
-	}
-	var st mulState // once per call: Go clears it
+	var st mulState // once per call: Go clears it (1.2 KiB)
 	st.w = w
 	// Column tiles, so that the r source rows of a tile stay in L1 while
 	// every row block reads them; a value's sum is the same in any tiling.
@@ -46,12 +42,12 @@ func MulRows(dst []float64, ldd int, t []float64, ti, tj int, src []float64, lds
 	}
 }
 
-// mulMaxR bounds r for the gathered coefficients (stack arrays); beyond
-// it the axpy sequence runs instead. mulTile is the column tile: 128
-// values of r ≤ 30 rows is 30 KiB.
+// mulChunk is how many terms the kernel takes per call (a longer sum
+// continues from the stored partial sums: the same additions in the same
+// order); mulTile is the column tile: 128 values of r ≤ 30 rows is 30 KiB.
 const (
-	mulMaxR = 64
-	mulTile = 128
+	mulChunk = 16
+	mulTile  = 128
 )
 
 // mulRowsAxpy is the axpy sequence MulRows replaces, in its order.
@@ -69,12 +65,13 @@ func mulRowsAxpy(dst []float64, ldd int, t []float64, ti, tj int, src []float64,
 	}
 }
 
-// mulState is MulRows's scratch: the gathered coefficients (each twice,
-// term-major) and byte offsets of a row block's terms, and whether the
-// call's source rows are all finite (0 unknown, 1 yes, −1 no).
+// mulState is MulRows's scratch: a chunk of a row block's terms (their
+// coefficients, each twice for the kernel's packed multiply, term-major, and their src rows' byte
+// offsets), and whether the call's source rows are all finite (0 unknown,
+// 1 yes, −1 no). It is small because Go clears it on every call.
 type mulState struct {
-	tt   [8 * mulMaxR]float64
-	offs [mulMaxR]int
+	tt   [8 * mulChunk]float64
+	offs [mulChunk]int
 	fin  int8
 	w    int // the call's columns
 }
@@ -82,11 +79,10 @@ type mulState struct {
 // finite reports whether src's r rows of st.w values (all the call's
 // columns) are finite, computed once per call.
 func (st *mulState) finite(src []float64, lds, r int) bool {
-	w := st.w
 	if st.fin == 0 {
 		st.fin = 1
 		for j := 0; j < r; j++ {
-			if !AllFinite(src[j*lds : j*lds+w]) {
+			if !AllFinite(src[j*lds : j*lds+st.w]) {
 				st.fin = -1
 				break
 			}
@@ -95,43 +91,85 @@ func (st *mulState) finite(src []float64, lds, r int) bool {
 	return st.fin > 0
 }
 
-// mulRowsBlock is MulRows for rows = 4, 2 or 1 output rows, columns c0…c0+w
-// of src, by the SSE2 kernel. Terms zero in all the block's rows are
-// dropped. The kernel adds every other term to all its rows, so a term
-// zero in some rows only (an eigenvector that deflated to a unit vector) is added
-// there as 0·x: the sum's bits are those of skipping it when it starts
-// from zero (a sum that starts at +0 is never −0, and s + (±0) = s) and x
-// is finite. Otherwise (add, or some source value ±Inf/NaN in the call)
-// the block runs the axpy sequence.
+// mulRowsBlock is MulRows for rows = 4, 2 or 1 output rows, columns
+// c0…c0+w of src, by the SSE2 kernel. Terms zero in all the block's rows
+// are dropped. The kernel adds every other term to all its rows, so a
+// term zero in some rows only (an eigenvector that deflated to a unit
+// vector) is added there as 0·x: the sum's bits are those of skipping it
+// when it starts from zero (a sum that starts at +0 is never −0, and
+// s + (±0) = s) and x is finite. Otherwise (add, or some source value
+// ±Inf/NaN in the call) the block runs the axpy sequence.
 func mulRowsBlock(rows int, dst []float64, ldd int, t []float64, ti, tj int, src0 []float64, c0, lds, r, w int, add bool, st *mulState) {
-	tt, offs := &st.tt, &st.offs
 	src := src0[c0:]
-	n := 0
+	if add && rows > 1 && r > mulChunk && mulPartial(rows, t, ti, tj, r) {
+		// Decided before any chunk changes dst: the axpy sequence must
+		// start from dst as given.
+		mulRowsAxpy(dst, ldd, t, ti, tj, src, lds, rows, r, w, add)
+		return
+	}
+	_ = dst[(rows-1)*ldd+w-1] // every row the kernel writes
+	tt, offs := &st.tt, &st.offs
+	n, more := 0, add
 	for j := 0; j < r; j++ {
 		q := tt[8*n : 8*n+8 : 8*n+8]
-		zeros := 0
-		for i := 0; i < rows; i++ {
-			v := t[i*ti+j*tj]
-			q[2*i], q[2*i+1] = v, v
-			if v == 0 {
-				zeros++
-			}
+		tc := t[j*tj:]
+		var zeros int
+		switch rows {
+		case 4:
+			a, b, c, d := tc[0], tc[ti], tc[2*ti], tc[3*ti]
+			q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7] = a, a, b, b, c, c, d, d
+			zeros = b2i(a == 0) + b2i(b == 0) + b2i(c == 0) + b2i(d == 0)
+		case 2:
+			a, b := tc[0], tc[ti]
+			q[0], q[1], q[2], q[3] = a, a, b, b
+			zeros = b2i(a == 0) + b2i(b == 0)
+		default:
+			a := tc[0]
+			q[0], q[1] = a, a
+			zeros = b2i(a == 0)
 		}
 		if zeros == rows {
 			continue
 		}
 		if zeros > 0 && (add || !st.finite(src0, lds, r)) {
+			// Without add the sequence rewrites the rows from zero, so
+			// the chunks done so far do not matter.
 			mulRowsAxpy(dst, ldd, t, ti, tj, src, lds, rows, r, w, add)
 			return
 		}
 		offs[n] = j * lds * 8
+		_ = src[j*lds+w-1] // the term's row
 		n++
+		if n == mulChunk {
+			mulBlock(rows, dst, ldd, tt[:8*n], offs[:n], n, src, w, more)
+			n, more = 0, true
+		}
 	}
-	_ = dst[(rows-1)*ldd+w-1] // every row the kernel writes
-	if n > 0 {
-		_ = src[offs[n-1]/8+w-1] // the last term's row (offsets ascend)
+	if n > 0 || !more {
+		mulBlock(rows, dst, ldd, tt[:8*n], offs[:n], n, src, w, more)
 	}
-	mulBlock(rows, dst, ldd, tt[:8*n], offs[:n], n, src, w, add)
+}
+
+// b2i is 1 for true.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// mulPartial reports whether some term is zero in some of the rows only.
+func mulPartial(rows int, t []float64, ti, tj, r int) bool {
+	for j := 0; j < r; j++ {
+		zeros := 0
+		for i := 0; i < rows; i++ {
+			zeros += b2i(t[i*ti+j*tj] == 0)
+		}
+		if zeros > 0 && zeros < rows {
+			return true
+		}
+	}
+	return false
 }
 
 // mulBlockGo is what the assembly kernels compute: for each of the w

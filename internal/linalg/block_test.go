@@ -48,8 +48,8 @@ func TestMulRowsBits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			for it := 0; it < 300; it++ {
 				nr, r, w := 1+rng.IntN(13), 1+rng.IntN(24), 1+rng.IntN(70)
-				if it%50 == 0 {
-					r = mulMaxR + 1 + rng.IntN(8) // the axpy fallback
+				if it%5 == 0 {
+					r = 2*mulChunk + rng.IntN(mulChunk+1) // sums continued over chunks
 				}
 				ldd, lds := w+rng.IntN(5), w+rng.IntN(5)
 				ti, tj := r, 1
@@ -121,5 +121,26 @@ func BenchmarkMulRows(b *testing.B) {
 				axpySeq(dst, sz.w, T, sz.r, 1, src, sz.w, sz.nr, sz.r, sz.w, false)
 			}
 		})
+	}
+}
+
+// TestMulRowsAllocs: MulRows keeps its scratch on the stack (package son
+// calls it per deferred step, fd per example).
+func TestMulRowsAllocs(t *testing.T) {
+	const nr, r, w = 10, 12, 37
+	T := make([]float64, nr*r)
+	for k := range T {
+		T[k] = float64(k%5) - 2 // zeros in some rows only: the finiteness check runs
+	}
+	src := make([]float64, r*w)
+	for k := range src {
+		src[k] = float64(k%11) - 4.5
+	}
+	dst := make([]float64, nr*w)
+	if n := testing.AllocsPerRun(100, func() {
+		MulRows(dst, w, T, r, 1, src, w, nr, r, w, false)
+		MulRows(dst, w, T, r, 1, src, w, 1, r, w, true)
+	}); n != 0 {
+		t.Errorf("%v allocations per call", n)
 	}
 }
