@@ -16,39 +16,34 @@ package linalg
 // sequence loads and stores each output row r times, streaming rows as
 // long as package son's whole ring of deferred maps (thousands of values,
 // far beyond L1); here four output rows × four columns stay in eight
-// registers while j runs, each src value loaded serves four rows, and the
-// columns go in tiles whose r source rows stay in L1 across row blocks.
+// registers while j runs, and each src value loaded serves four rows.
 func MulRows(dst []float64, ldd int, t []float64, ti, tj int, src []float64, lds, nr, r, w int, add bool) {
 	if nr <= 0 || w <= 0 {
 		return
 	}
-	var st mulState // once per call: Go clears it (1.2 KiB)
+	var st mulState // once per call: Go clears it (1.7 KiB)
 	st.w = w
-	// Column tiles, so that the r source rows of a tile stay in L1 while
-	// every row block reads them; a value's sum is the same in any tiling.
-	for c0 := 0; c0 < w; c0 += mulTile {
-		wt := min(mulTile, w-c0)
-		i := 0
-		for ; i+4 <= nr; i += 4 {
-			mulRowsBlock(4, dst[i*ldd+c0:], ldd, t[i*ti:], ti, tj, src, c0, lds, r, wt, add, &st)
-		}
-		if i+2 <= nr {
-			mulRowsBlock(2, dst[i*ldd+c0:], ldd, t[i*ti:], ti, tj, src, c0, lds, r, wt, add, &st)
-			i += 2
-		}
-		if i < nr {
-			mulRowsBlock(1, dst[i*ldd+c0:], ldd, t[i*ti:], ti, tj, src, c0, lds, r, wt, add, &st)
-		}
+	// No column tiles: measured on package son's ring (37×37 maps over
+	// 3,760 columns), tiles of 64…256 columns that keep the source rows
+	// in L1 across row blocks took 1.2–2.1× the time of whole rows (the
+	// gather repeated per tile, the streams cut short).
+	i := 0
+	for ; i+4 <= nr; i += 4 {
+		mulRowsBlock(4, dst[i*ldd:], ldd, t[i*ti:], ti, tj, src, lds, r, w, add, &st)
+	}
+	if i+2 <= nr {
+		mulRowsBlock(2, dst[i*ldd:], ldd, t[i*ti:], ti, tj, src, lds, r, w, add, &st)
+		i += 2
+	}
+	if i < nr {
+		mulRowsBlock(1, dst[i*ldd:], ldd, t[i*ti:], ti, tj, src, lds, r, w, add, &st)
 	}
 }
 
 // mulChunk is how many terms the kernel takes per call (a longer sum
 // continues from the stored partial sums: the same additions in the same
-// order); mulTile is the column tile: 128 values of r ≤ 30 rows is 30 KiB.
-const (
-	mulChunk = 16
-	mulTile  = 128
-)
+// order): 24 covers the rows of Z at m = 10 (RowCap 20) in one call.
+const mulChunk = 24
 
 // mulRowsAxpy is the axpy sequence MulRows replaces, in its order.
 func mulRowsAxpy(dst []float64, ldd int, t []float64, ti, tj int, src []float64, lds, nr, r, w int, add bool) {
@@ -91,16 +86,15 @@ func (st *mulState) finite(src []float64, lds, r int) bool {
 	return st.fin > 0
 }
 
-// mulRowsBlock is MulRows for rows = 4, 2 or 1 output rows, columns
-// c0…c0+w of src, by the SSE2 kernel. Terms zero in all the block's rows
+// mulRowsBlock is MulRows for rows = 4, 2 or 1 output rows, by the SSE2
+// kernel. Terms zero in all the block's rows
 // are dropped. The kernel adds every other term to all its rows, so a
 // term zero in some rows only (an eigenvector that deflated to a unit
 // vector) is added there as 0·x: the sum's bits are those of skipping it
 // when it starts from zero (a sum that starts at +0 is never −0, and
 // s + (±0) = s) and x is finite. Otherwise (add, or some source value
 // ±Inf/NaN in the call) the block runs the axpy sequence.
-func mulRowsBlock(rows int, dst []float64, ldd int, t []float64, ti, tj int, src0 []float64, c0, lds, r, w int, add bool, st *mulState) {
-	src := src0[c0:]
+func mulRowsBlock(rows int, dst []float64, ldd int, t []float64, ti, tj int, src []float64, lds, r, w int, add bool, st *mulState) {
 	if add && rows > 1 && r > mulChunk && mulPartial(rows, t, ti, tj, r) {
 		// Decided before any chunk changes dst: the axpy sequence must
 		// start from dst as given.
@@ -131,7 +125,7 @@ func mulRowsBlock(rows int, dst []float64, ldd int, t []float64, ti, tj int, src
 		if zeros == rows {
 			continue
 		}
-		if zeros > 0 && (add || !st.finite(src0, lds, r)) {
+		if zeros > 0 && (add || !st.finite(src, lds, r)) {
 			// Without add the sequence rewrites the rows from zero, so
 			// the chunks done so far do not matter.
 			mulRowsAxpy(dst, ldd, t, ti, tj, src, lds, rows, r, w, add)

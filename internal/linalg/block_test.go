@@ -96,11 +96,12 @@ func TestMulRowsBits(t *testing.T) {
 }
 
 // BenchmarkMulRows times package son's ring transform at news20's sizes
-// (m = 10: nr = r = 10…20 rows, the ring's columns w up to its cap ×p)
-// and fd's rotateRows (g ≈ 2τ rows of p ≈ 2τ columns): the blocked kernel
-// against the AxpyVec sequence it replaces.
+// (m = 10: nr = r = 10…20 rows, the ring's columns w up to its cap ×p;
+// FTFSL, τ = 20: 37 rows, 94 entries of 40 columns) and fd's rotateRows
+// (g ≈ 2τ rows of p ≈ 2τ columns): the blocked kernel against the AxpyVec
+// sequence it replaces.
 func BenchmarkMulRows(b *testing.B) {
-	for _, sz := range []struct{ nr, r, w int }{{10, 10, 160}, {10, 10, 1280}, {20, 20, 2560}, {20, 20, 20}} {
+	for _, sz := range []struct{ nr, r, w int }{{10, 10, 160}, {10, 10, 1280}, {20, 20, 2560}, {37, 37, 3760}, {20, 20, 20}, {40, 40, 40}} {
 		T := make([]float64, sz.nr*sz.r)
 		for k := range T {
 			T[k] = float64(k%7) - 2.5
