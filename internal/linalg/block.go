@@ -9,9 +9,9 @@ package linalg
 // (or AxpyVec) calls — row cleared, then y += t_ij·src_j for j ascending,
 // skipping zeros — and it gives the same bits: every output value sees the
 // same products added in the same order, each product rounded before its
-// sum (SSE2 MULPD then ADDPD on amd64, as gonum's axpy; the portable Go
-// kernel converts the product to float64, which forbids FMA), and a
-// skipped term stays skipped where that matters (src holding ±Inf or NaN:
+// sum (SSE2 MULPD then ADDPD on amd64, as gonum's axpy and, at the build's
+// GOAMD64 v1, Axpy; the portable Go kernel converts the product to
+// float64, which forbids FMA), and a skipped term stays skipped where that matters (src holding ±Inf or NaN:
 // 0·Inf would be NaN). What changes is the memory traffic: the axpy
 // sequence loads and stores each output row r times, streaming rows as
 // long as package son's whole ring of deferred maps (thousands of values,
@@ -61,9 +61,10 @@ func mulRowsAxpy(dst []float64, ldd int, t []float64, ti, tj int, src []float64,
 }
 
 // mulState is MulRows's scratch: a chunk of a row block's terms (their
-// coefficients, each twice for the kernel's packed multiply, term-major, and their src rows' byte
-// offsets), and whether the call's source rows are all finite (0 unknown,
-// 1 yes, −1 no). It is small because Go clears it on every call.
+// coefficients, each twice for the kernel's packed multiply, term-major,
+// and their src rows' byte offsets), and whether the call's source rows
+// are all finite (0 unknown, 1 yes, −1 no). It is small because Go clears
+// it on every call.
 type mulState struct {
 	tt   [8 * mulChunk]float64
 	offs [mulChunk]int
@@ -87,8 +88,7 @@ func (st *mulState) finite(src []float64, lds, r int) bool {
 }
 
 // mulRowsBlock is MulRows for rows = 4, 2 or 1 output rows, by the SSE2
-// kernel. Terms zero in all the block's rows
-// are dropped. The kernel adds every other term to all its rows, so a
+// kernel. Terms zero in all the block's rows are dropped. The kernel adds every other term to all its rows, so a
 // term zero in some rows only (an eigenvector that deflated to a unit
 // vector) is added there as 0·x: the sum's bits are those of skipping it
 // when it starts from zero (a sum that starts at +0 is never −0, and
