@@ -35,14 +35,16 @@ func TestMulRowsBits(t *testing.T) {
 		zeros     float64 // fraction of T's entries set to zero
 		nonFinite bool
 		add       bool
+		lateZero  bool // T dense but for one term past the first chunk
 	}{
-		{"dense", 0, false, false},
-		{"dense/add", 0, false, true},
-		{"zeros", 0.3, false, false},
-		{"zeros/add", 0.3, false, true},
-		{"sparse", 0.8, false, false},
-		{"nonfinite", 0.3, true, false},
-		{"nonfinite/add", 0.3, true, true},
+		{"dense", 0, false, false, false},
+		{"dense/add", 0, false, true, false},
+		{"zeros", 0.3, false, false, false},
+		{"zeros/add", 0.3, false, true, false},
+		{"sparse", 0.8, false, false, false},
+		{"nonfinite", 0.3, true, false, false},
+		{"nonfinite/add", 0.3, true, true, false},
+		{"latezero/add", 0, false, true, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -50,6 +52,12 @@ func TestMulRowsBits(t *testing.T) {
 				nr, r, w := 1+rng.IntN(13), 1+rng.IntN(24), 1+rng.IntN(70)
 				if it%5 == 0 {
 					r = 2*mulChunk + rng.IntN(mulChunk+1) // sums continued over chunks
+				}
+				if tc.lateZero {
+					// One term past the first chunk is zero in row 0 only
+					// (below): with add, the block must find it before it
+					// adds a chunk.
+					r, nr = max(r, mulChunk+1+rng.IntN(mulChunk)), max(nr, 2)
 				}
 				ldd, lds := w+rng.IntN(5), w+rng.IntN(5)
 				ti, tj := r, 1
@@ -61,6 +69,9 @@ func TestMulRowsBits(t *testing.T) {
 					if rng.Float64() >= tc.zeros {
 						T[k] = rng.NormFloat64()
 					}
+				}
+				if tc.lateZero {
+					T[mulChunk*tj] = 0
 				}
 				if it%7 == 3 {
 					for i := 0; i < min(4, nr); i++ { // a zero column of a row block
@@ -79,6 +90,11 @@ func TestMulRowsBits(t *testing.T) {
 				init := make([]float64, nr*ldd)
 				for k := range init {
 					init[k] = rng.NormFloat64()
+					if rng.IntN(3) == 0 {
+						// −0 + 0·x is +0 where skipping keeps −0: with add,
+						// a term zero in some rows only must stay skipped.
+						init[k] = math.Copysign(0, -1)
+					}
 				}
 				want := append([]float64(nil), init...)
 				got := append([]float64(nil), init...)
