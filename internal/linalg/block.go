@@ -45,6 +45,31 @@ func MulRows(dst []float64, ldd int, t []float64, ti, tj int, src []float64, lds
 // order): 24 covers the rows of Z at m = 10 (RowCap 20) in one call.
 const mulChunk = 24
 
+// mulChunkFor is the chunk for source rows lds values apart, fewer terms
+// where the rows share few L1 sets. Rows a multiple of 4 KiB apart (package
+// son's ring, whose stride doubles from 16·RowCap values: 2,560 values at
+// m = 10, 40 KiB at τ = 20) all fall in one set of an 8-way 32 KiB L1, so
+// the kernel's r source lines evicted one another between the two halves
+// of each line: on such rows BenchmarkMulRows took 1.2–1.9× the time of
+// rows padded by one line. A chunk whose source and destination lines fit
+// the ways of their sets (8 per set) loads each line once.
+func mulChunkFor(lds, rows int) int {
+	if lds%8 != 0 {
+		return mulChunk // lines straddle rows: sets spread
+	}
+	sets := 64 / gcdPow2(lds/8, 64) // distinct L1 sets the rows use
+	return min(mulChunk, max(4, 8*sets-rows))
+}
+
+// gcdPow2 is gcd(a, m) for m a power of two.
+func gcdPow2(a, m int) int {
+	g := 1
+	for g < m && a%(2*g) == 0 {
+		g *= 2
+	}
+	return g
+}
+
 // mulRowsAxpy is the axpy sequence MulRows replaces, in its order.
 func mulRowsAxpy(dst []float64, ldd int, t []float64, ti, tj int, src []float64, lds, nr, r, w int, add bool) {
 	for i := 0; i < nr; i++ {
@@ -95,7 +120,8 @@ func (st *mulState) finite(src []float64, lds, r int) bool {
 // s + (±0) = s) and x is finite. Otherwise (add, or some source value
 // ±Inf/NaN in the call) the block runs the axpy sequence.
 func mulRowsBlock(rows int, dst []float64, ldd int, t []float64, ti, tj int, src []float64, lds, r, w int, add bool, st *mulState) {
-	if add && rows > 1 && r > mulChunk && mulPartial(rows, t, ti, tj, r) {
+	chunk := mulChunkFor(lds, rows)
+	if add && rows > 1 && r > chunk && mulPartial(rows, t, ti, tj, r) {
 		// Decided before any chunk changes dst: the axpy sequence must
 		// start from dst as given.
 		mulRowsAxpy(dst, ldd, t, ti, tj, src, lds, rows, r, w, add)
@@ -134,7 +160,7 @@ func mulRowsBlock(rows int, dst []float64, ldd int, t []float64, ti, tj int, src
 		offs[n] = j * lds * 8
 		_ = src[j*lds+w-1] // the term's row
 		n++
-		if n == mulChunk {
+		if n == chunk {
 			mulBlock(rows, dst, ldd, tt[:8*n], offs[:n], n, src, w, more)
 			n, more = 0, true
 		}

@@ -60,6 +60,9 @@ func TestMulRowsBits(t *testing.T) {
 					r, nr = max(r, mulChunk+1+rng.IntN(mulChunk)), max(nr, 2)
 				}
 				ldd, lds := w+rng.IntN(5), w+rng.IntN(5)
+				if it%3 == 2 {
+					lds = 512 // rows 4 KiB apart: the short chunks (mulChunkFor)
+				}
 				ti, tj := r, 1
 				if it%2 == 1 {
 					ti, tj = 1, nr // T read by columns (fd's rotateRows)
@@ -115,9 +118,10 @@ func TestMulRowsBits(t *testing.T) {
 // (m = 10: nr = r = 10…20 rows, the ring's columns w up to its cap ×p;
 // FTFSL, τ = 20: 37 rows, 94 entries of 40 columns) and fd's rotateRows
 // (g ≈ 2τ rows of p ≈ 2τ columns): the blocked kernel against the AxpyVec
-// sequence it replaces.
+// sequence it replaces. The row stride is w: 2,560 values is the ring's
+// own (rows 20 KiB apart, one L1 set), 2,568 the same rows one line off.
 func BenchmarkMulRows(b *testing.B) {
-	for _, sz := range []struct{ nr, r, w int }{{10, 10, 160}, {10, 10, 1280}, {20, 20, 2560}, {37, 37, 3760}, {20, 20, 20}, {40, 40, 40}} {
+	for _, sz := range []struct{ nr, r, w int }{{10, 10, 160}, {10, 10, 1280}, {20, 20, 2560}, {20, 20, 2568}, {37, 37, 3760}, {20, 20, 20}, {40, 40, 40}} {
 		T := make([]float64, sz.nr*sz.r)
 		for k := range T {
 			T[k] = float64(k%7) - 2.5
