@@ -20,16 +20,21 @@ func (s *Sketch) bufferAppend(st *sparse.Step, h sparse.Host, c, kap float64) {
 	if s.alpha > 0 {
 		v := s.y1[:q]
 		s.cz(v, z)
+		// Rows of L sliced once: Go checks the bounds of every s.L[·]
+		// again after each store through s.L (the same sums, in order).
+		L := s.L
+		lq := L[q*lb : q*lb+q]
 		for i := 0; i < q; i++ {
 			x := c * v[i]
-			for k := 0; k < i; k++ {
-				x -= s.L[i*lb+k] * s.L[q*lb+k]
+			li := L[i*lb : i*lb+i]
+			for k, a := range li {
+				x -= a * lq[k]
 			}
-			s.L[q*lb+i] = x / s.L[i*lb+i]
+			lq[i] = x / L[i*lb+i]
 		}
 		var l2 float64
-		for k := 0; k < q; k++ {
-			l2 += s.L[q*lb+k] * s.L[q*lb+k]
+		for _, a := range lq {
+			l2 += a * a
 		}
 		// In exact arithmetic d = α + κ − ‖l‖² = α + ‖ĝ − (its projection on
 		// S's rows)‖² ≥ α. It is computed to about ε·(α + κ); a pivot below

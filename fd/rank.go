@@ -146,14 +146,10 @@ func (s *Sketch) merge(a []float64) bool {
 func (s *Sketch) rotateRows(U, lam []float64, g, keep int) {
 	p, pm := s.p, s.pmax
 	fs := pm + 1
+	// fa = UᵀC (keep rows): the bits of an Axpy per nonzero U_ji, j
+	// ascending, four rows at a time in registers (linalg.MulRows).
+	linalg.MulRows(s.fa, fs, U, 1, g, s.C, pm, keep, g, p, false)
 	for i := 0; i < keep; i++ {
-		row := s.fa[i*fs : i*fs+p]
-		clear(row)
-		for j := 0; j < g; j++ {
-			if w := U[j*g+i]; w != 0 {
-				linalg.Axpy(w, s.C[j*pm:j*pm+p], row)
-			}
-		}
 		s.eNew[i] = lam[i]
 	}
 	for i := 0; i < keep; i++ {

@@ -275,25 +275,15 @@ func (s *Learner) step(b, T []float64, nr int) {
 		w := last.off + last.p - c0
 		ld := l.ld
 		if b != nil {
-			beta := l.blk[c0 : c0+w]
-			for i := 0; i < r; i++ {
-				if bi := b[i]; bi != 0 {
-					o := (1+i)*ld + c0
-					linalg.AxpyVec(bi, l.blk[o:o+w], beta)
-				}
-			}
+			// β += Σ_i b_i·M_i, i ascending, skipping zeros: the bits of
+			// an AxpyVec per row, with β held in registers.
+			linalg.MulRows(l.blk[c0:], ld, b, 0, 1, l.blk[ld+c0:], ld, 1, r, w, true)
 		}
 		if T != nil {
-			for i := 0; i < nr; i++ {
-				row := l.prod[i*ld : i*ld+w]
-				clear(row)
-				for j := 0; j < r; j++ {
-					if t := T[i*p+j]; t != 0 {
-						o := (1+j)*ld + c0
-						linalg.AxpyVec(t, l.blk[o:o+w], row)
-					}
-				}
-			}
+			// prod = T·M over the run's columns, each value the sum of an
+			// AxpyVec sequence (row cleared, j ascending, zeros skipped)
+			// but four rows at a time in registers (linalg.MulRows).
+			linalg.MulRows(l.prod, ld, T, p, 1, l.blk[ld+c0:], ld, nr, r, w, false)
 			for i := 0; i < nr; i++ {
 				o := (1+i)*ld + c0
 				copy(l.blk[o:o+w], l.prod[i*ld:i*ld+w])
