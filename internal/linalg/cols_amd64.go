@@ -1,3 +1,5 @@
+//go:build !purego
+
 package linalg
 
 // The SSE2 kernels (cols_amd64.s) take a block of n = 1, 2, …, 16 values

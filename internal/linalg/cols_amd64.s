@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // The kernels of GatherCols and ScatterCols for a block of n = 1…16

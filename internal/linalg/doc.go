@@ -17,7 +17,10 @@
 // and Z += δĝᵀ over an example's columns), in SSE2 assembly on amd64 with
 // each value's sum in the order of the Go loops (lanes are values, so the
 // order per value is unchanged), and PrefetchCols asks for an example's
-// rows before they are read. Hot loops read the solver's fields through local
+// rows before they are read. MulRows is the product T·B of a small matrix
+// with long rows (the deferred steps' ring, FD's rotations), register-
+// blocked in SSE2 on amd64 with the bits of the axpy sequence it replaced.
+// Hot loops read the solver's fields through local
 // slices: Go reloads a field and checks its bounds again after every
 // store through another slice. Nothing here allocates.
 package linalg
