@@ -306,7 +306,7 @@ func decodeRecord(b []byte, ex *sparse.Example, mask uint32, seen *slotSet) ([]b
 	seen.reset(int(n))
 	prev := int64(0)
 	for i := range idx {
-		u, k := binary.Uvarint(b)
+		u, k := uvarint(b)
 		if k <= 0 {
 			return nil, errRecord
 		}
@@ -327,12 +327,12 @@ func decodeRecord(b []byte, ex *sparse.Example, mask uint32, seen *slotSet) ([]b
 		case 0:
 			v = 1
 		case 1:
-			x, k := binary.Varint(b)
+			ux, k := uvarint(b)
 			if k <= 0 {
 				return nil, errRecord
 			}
 			b = b[k:]
-			v = float64(x)
+			v = float64(int64(ux>>1) ^ -int64(ux&1)) // binary.Varint's zigzag
 		case 2:
 			if len(b) < 4 {
 				return nil, errRecord
@@ -353,6 +353,27 @@ func decodeRecord(b []byte, ex *sparse.Example, mask uint32, seen *slotSet) ([]b
 	}
 	ex.Idx, ex.Val = idx, val
 	return b, nil
+}
+
+// uvarint is binary.Uvarint with its one-, two- and three-byte cases
+// unrolled (a feature's slot delta and small integer values take one to
+// three bytes): the same value and length for every input, without the
+// loop that, with its Varint twin, was a third of a cached Oja-SON pass's
+// instructions (news20, 3 cached passes: decoding 0.84e9 → 0.63e9 of
+// 2.53e9).
+func uvarint(b []byte) (uint64, int) {
+	if len(b) >= 3 {
+		b0, b1, b2 := b[0], b[1], b[2]
+		switch {
+		case b0 < 0x80:
+			return uint64(b0), 1
+		case b1 < 0x80:
+			return uint64(b0&0x7f) | uint64(b1)<<7, 2
+		case b2 < 0x80:
+			return uint64(b0&0x7f) | uint64(b1&0x7f)<<7 | uint64(b2)<<14, 3
+		}
+	}
+	return binary.Uvarint(b)
 }
 
 // cacheSource reads a cache file through the same pipeline as text.

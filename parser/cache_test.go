@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
 	"os"
@@ -293,5 +294,33 @@ func TestCacheRefusesDuplicateSlots(t *testing.T) {
 		if _, err := decodeRecord(appendRecord(nil, &bad), &ex, 1<<18-1, &seen); !errors.Is(err, ErrCacheCorrupt) {
 			t.Fatalf("%+v: %v", bad, err)
 		}
+	}
+}
+
+// TestUvarint: the unrolled decoder gives binary.Uvarint's value and
+// length for every input of one and two bytes, every three-byte input
+// with a clear third high bit or not, short inputs, and the encodings of
+// values up to 2⁶⁴−1 (so a change in any unrolled case fails here).
+func TestUvarint(t *testing.T) {
+	check := func(b []byte) {
+		t.Helper()
+		u, k := uvarint(b)
+		wu, wk := binary.Uvarint(b)
+		if u != wu || k != wk {
+			t.Fatalf("uvarint(% x) = %d, %d; binary.Uvarint %d, %d", b, u, k, wu, wk)
+		}
+	}
+	check(nil)
+	for x := 0; x < 1<<8; x++ {
+		check([]byte{byte(x)})
+		for y := 0; y < 1<<8; y++ {
+			check([]byte{byte(x), byte(y)})
+			check([]byte{byte(x), byte(y), byte(x ^ y)})
+			check([]byte{byte(x), byte(y), byte(x ^ y), 0x01})
+		}
+	}
+	for _, v := range []uint64{0, 1, 127, 128, 16383, 16384, 1<<21 - 1, 1 << 21, 1<<35 + 3, 1<<63 + 5, ^uint64(0)} {
+		check(binary.AppendUvarint(nil, v))
+		check(append(binary.AppendUvarint(nil, v), 0xff, 0x00))
 	}
 }
