@@ -59,18 +59,26 @@ func wildScales(n int) []sparse.Example {
 	return out
 }
 
-// saveLoad saves a, loads it back, and checks that the loaded model saves
-// the same bytes and predicts the same on ex.
-func saveLoad(t *testing.T, a sparse.Learner, load func(*model.Reader) (sparse.Learner, error), ex *sparse.Example) {
+// encodeParse writes a model file with save and parses it back: the
+// reader a Load function takes, and the file's bytes.
+func encodeParse(t *testing.T, save func(*model.Writer) error) (*model.Reader, []byte) {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := model.Encode(&buf, model.Options{}, a.Save); err != nil {
+	if err := model.Encode(&buf, model.Options{}, save); err != nil {
 		t.Fatal(err)
 	}
 	_, r, err := model.Parse(buf.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r, buf.Bytes()
+}
+
+// saveLoad saves a, loads it back, and checks that the loaded model saves
+// the same bytes and predicts the same on ex.
+func saveLoad(t *testing.T, a sparse.Learner, load func(*model.Reader) (sparse.Learner, error), ex *sparse.Example) {
+	t.Helper()
+	r, saved := encodeParse(t, a.Save)
 	b, err := load(r)
 	if err != nil {
 		t.Fatalf("the saved model does not load: %v", err)
@@ -79,7 +87,7 @@ func saveLoad(t *testing.T, a sparse.Learner, load func(*model.Reader) (sparse.L
 	if err := model.Encode(&again, model.Options{}, b.Save); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(buf.Bytes(), again.Bytes()) {
+	if !bytes.Equal(saved, again.Bytes()) {
 		t.Error("the loaded model saves other bytes")
 	}
 	if pa, pb := a.Predict(ex), b.Predict(ex); math.Float64bits(pa) != math.Float64bits(pb) {

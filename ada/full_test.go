@@ -1,13 +1,11 @@
 package ada
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
-	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -78,14 +76,7 @@ func TestFull(t *testing.T) {
 						t.Errorf("rank %d, want %d", f.rank(), c.d)
 					}
 					// Save → load → continue is bit-identical.
-					var buf bytes.Buffer
-					if err := model.Encode(&buf, model.Options{}, f.Save); err != nil {
-						t.Fatal(err)
-					}
-					_, r, err := model.Parse(buf.Bytes())
-					if err != nil {
-						t.Fatal(err)
-					}
+					r, _ := encodeParse(t, f.Save)
 					g, err := LoadFull(r, c.config(), dense.Loss(c.lossName))
 					if err != nil {
 						t.Fatal(err)

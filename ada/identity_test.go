@@ -1,7 +1,6 @@
 package ada
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
-	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -296,14 +294,7 @@ func eigenvalues(a *mat.SymDense) []float64 {
 // loss).
 func reloaded(t *testing.T, a *Learner, cfg Config) *Learner {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := model.Encode(&buf, model.Options{}, a.Save); err != nil {
-		t.Fatal(err)
-	}
-	_, r, err := model.Parse(buf.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, _ := encodeParse(t, a.Save)
 	b, err := Load(r, cfg, dense.Loss("logistic"))
 	if err != nil {
 		t.Fatal(err)
