@@ -3,43 +3,57 @@ package engine
 import (
 	"io"
 
+	"github.com/sparseson/sparseson/mix"
 	"github.com/sparseson/sparseson/parser"
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// A pass of a sharded run is a pipeline of three stages on two goroutines:
-// the engine's goroutine gathers the parser's batches into a group and
-// accounts the group before it (progress table, predictions, cache)
-// while the K shards learn the group in between on their own goroutines.
+// A pass of a sharded run is a pipeline: the engine's goroutine gathers
+// the parser's batches into groups and hands each to the shards
+// (mix.Mixer.Submit), which learn it on their own goroutines, each shard
+// its share in stream order and as far ahead of the other shards as the
+// groups handed over go; meanwhile the engine accounts the oldest group
+// the shards have finished (progress table, predictions, cache) and
+// gathers the next. Up to shardWindow groups are in the shards' hands.
 // Handing the shards one parser batch at a time (about 140 news20
 // examples, a few per shard) left most of a 16-core machine idle: each
 // batch ended in a barrier, and the accounting of a batch ran while the
-// shards waited for the next (docs/scaling.md). The groups change
-// nothing but the timing: the split is by the example counter and a
-// mixing point splits whatever batch it falls in (mix.LearnBatch), so
-// models and predictions do not depend on the group size.
+// shards waited for the next. Groups with a barrier at each one's end
+// still left FD-SON's shards waiting for the one that met a costly
+// stretch of its examples (its compactions); without the barrier a
+// shard catches up over the following groups (docs/scaling.md). None of
+// this changes anything but the timing: the split is by the example
+// counter and a mixing point splits whatever batch it falls in and waits
+// for every shard (mix.Mixer.Submit), so models and predictions do not
+// depend on the group size or the window.
 
 // shardGroupExamples is how many examples a group gathers per shard
-// (at least minGroupExamples in all): enough that the barrier at a
-// group's end and the shards' uneven shares of it are small against the
-// learning.
+// (at least minGroupExamples in all): enough that a hand-off's cost is
+// small against the learning. With shardWindow, it sets how far a shard
+// may run ahead of the slowest, and the memory the groups in flight hold:
+// on 16 cores, groups of 256 in a window of 4 were no faster than groups
+// of 128 (FD-SON, news20 ×32) and took about 80 MB more at the peak.
 // (Variables so that tests can cut groups of one batch.)
 var (
-	shardGroupExamples = 256
+	shardGroupExamples = 128
 	minGroupExamples   = 1024
 	// maxGroupBatches bounds a group's parser batches, and so the memory
 	// a group holds, whatever the examples' sizes.
 	maxGroupBatches = 64
+	// shardWindow is how many groups may be in the shards' hands at once:
+	// room for a shard to run a few groups ahead of a slow one.
+	shardWindow = 4
 )
 
 // shardGroup is a run of consecutive parser batches that the shards learn
 // in one call.
 type shardGroup struct {
-	batches []*parser.Batch
-	exs     []sparse.Example // the batches' examples in order (shallow copies)
-	preds   []float64        // the shards' progressive predictions of exs
-	first   int64            // the pass's examples before the group
-	done    chan error       // the shards' result, once they have learned it
+	batches  []*parser.Batch
+	exs      []sparse.Example // the batches' examples in order (shallow copies)
+	preds    []float64        // the shards' progressive predictions of exs
+	first    int64            // the pass's examples before the group
+	held     []int            // the holdout examples whose label is hidden
+	learning *mix.Batch       // while the shards have it
 }
 
 // groupTarget is the size a group is gathered to.
@@ -64,76 +78,58 @@ func (e *Engine) gather(src parser.Source, g *shardGroup, first int64) error {
 	return nil
 }
 
-// startLearning hands g to the shards on a goroutine of their own; the
-// result arrives on g.done.
-func (e *Engine) startLearning(g *shardGroup, isHoldout func(int64) bool) {
-	if cap(g.preds) < len(g.exs) {
-		g.preds = make([]float64, len(g.exs))
-	}
-	g.preds = g.preds[:len(g.exs)]
-	go func() {
-		g.done <- e.learnShards(g.exs, g.preds, func(k int) bool { return isHoldout(g.first + int64(k) + 1) })
-	}()
-}
-
-// runShardPass runs a pass of a sharded run (see above). A group whose
-// learning has started is always waited for and accounted, so that an
+// runShardPass runs a pass of a sharded run (see above). A group handed
+// to the shards is always waited for and accounted, so that an
 // interruption stops at a group boundary with every learned example in
 // the progress table, and no goroutine is left with the shards.
 func (e *Engine) runShardPass(src parser.Source, cw *parser.CacheWriter, isHoldout func(int64) bool) (err error) {
-	groups := [2]*shardGroup{{done: make(chan error, 1)}, {done: make(chan error, 1)}}
-	var learning *shardGroup // in the shards' hands
+	var queue, free []*shardGroup // queue: handed to the shards, in input order
 	defer func() {
-		if learning != nil {
-			if lerr := <-learning.done; err == nil {
-				err = lerr
-			}
+		for _, g := range queue {
+			e.waitGroup(g)
+			e.releaseGroup(src, g)
 		}
 	}()
 	var counter, gathered int64
-	for i := 0; ; i++ {
-		g := groups[i%2]
+	for {
+		g := &shardGroup{}
+		if n := len(free); n > 0 {
+			g, free = free[n-1], free[:n-1]
+		}
 		readErr := e.gather(src, g, gathered)
 		gathered += int64(len(g.exs))
-		prev := learning
-		if prev != nil {
-			learning = nil
-			if err := <-prev.done; err != nil {
+		stopped := e.stopped.Load()
+		if len(g.exs) > 0 && !stopped {
+			if err := e.submitGroup(g, isHoldout); err != nil {
+				e.releaseGroup(src, g)
 				return err
 			}
-		}
-		start := len(g.exs) > 0 && !e.stopped.Load()
-		if start {
-			e.startLearning(g, isHoldout)
-			learning = g
-		}
-		if prev != nil {
-			if err := e.accountGroup(src, prev, cw, &counter, isHoldout); err != nil {
-				return err
-			}
-		}
-		if !start {
+			queue = append(queue, g)
+		} else {
 			e.releaseGroup(src, g)
-			if e.stopped.Load() {
-				return errInterrupted
-			}
 		}
-		if readErr != nil {
-			// What was read before the end (or the error) is learned
-			// and accounted first.
-			if learning != nil {
-				learning = nil
-				if err := <-g.done; err != nil {
-					return err
-				}
-				if err := e.accountGroup(src, g, cw, &counter, isHoldout); err != nil {
-					return err
-				}
+		// What was read before the end (or the error, or a stop) is
+		// learned and accounted first.
+		keep := shardWindow - 1
+		if readErr != nil || stopped {
+			keep = 0
+		}
+		for len(queue) > keep {
+			h := queue[0]
+			queue = queue[1:]
+			e.waitGroup(h)
+			if err := e.accountGroup(src, h, cw, &counter, isHoldout); err != nil {
+				return err
 			}
-			if readErr == io.EOF {
-				return nil
-			}
+			free = append(free, h)
+		}
+		switch {
+		case readErr == io.EOF:
+			return nil
+		case readErr != nil:
 			return readErr
+		case stopped:
+			return errInterrupted
 		}
 	}
 }

@@ -33,13 +33,15 @@ func shardText(t *testing.T, n int) string {
 	return p
 }
 
-// pipelineRun trains 3 shards over data with the parser's chunks and the
-// groups given, and returns the model, the predictions and the progress
+// pipelineRun trains 3 shards over data with the parser's chunks, the
+// groups and the window of groups in the shards' hands given, and returns the model, the predictions and the progress
 // table and summary (without the lines that hold times).
-func pipelineRun(t *testing.T, data string, chunk, perShard, least, batches int, edit func(*Config)) (model, preds, table []byte, err error) {
+func pipelineRun(t *testing.T, data string, chunk, perShard, least, batches, window int, edit func(*Config)) (model, preds, table []byte, err error) {
 	t.Helper()
-	defer func(a, b, c int) { shardGroupExamples, minGroupExamples, maxGroupBatches = a, b, c }(shardGroupExamples, minGroupExamples, maxGroupBatches)
-	shardGroupExamples, minGroupExamples, maxGroupBatches = perShard, least, batches
+	defer func(a, b, c, d int) {
+		shardGroupExamples, minGroupExamples, maxGroupBatches, shardWindow = a, b, c, d
+	}(shardGroupExamples, minGroupExamples, maxGroupBatches, shardWindow)
+	shardGroupExamples, minGroupExamples, maxGroupBatches, shardWindow = perShard, least, batches, window
 	dir := t.TempDir()
 	var stderr bytes.Buffer
 	c := Defaults()
@@ -70,12 +72,13 @@ func pipelineRun(t *testing.T, data string, chunk, perShard, least, batches int,
 }
 
 // TestShardPassGroups: how the stream is cut into parser batches and the
-// batches into the shards' groups changes nothing: model, predictions,
-// progress table, malformed lines' warnings and count (a group of one
-// batch is the hand-off per batch that the pipeline replaced).
+// batches into the shards' groups, and how many groups the shards hold at
+// once, change nothing: model, predictions, progress table, malformed
+// lines' warnings and count (a group of one batch in a window of one is
+// the hand-off per batch that the pipeline replaced).
 func TestShardPassGroups(t *testing.T) {
 	data := shardText(t, 3000)
-	wantM, wantP, wantT, err := pipelineRun(t, data, 1<<10, 1, 1, 1, nil)
+	wantM, wantP, wantT, err := pipelineRun(t, data, 1<<10, 1, 1, 1, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,15 +86,16 @@ func TestShardPassGroups(t *testing.T) {
 		t.Fatalf("the table lacks the malformed line's warning or the example count:\n%s", wantT)
 	}
 	for _, tc := range []struct {
-		name                            string
-		chunk, perShard, least, batches int
+		name                                    string
+		chunk, perShard, least, batches, window int
 	}{
-		{"default groups, small chunks", 1 << 10, 256, 1024, 64},
-		{"default groups, default chunks", 0, 256, 1024, 64},
-		{"groups of 7 batches", 1 << 10, 1 << 20, 1 << 20, 7},
-		{"groups of 100 examples", 2 << 10, 1, 100, 64},
+		{"default groups, small chunks", 1 << 10, 256, 1024, 64, 4},
+		{"default groups, default chunks", 0, 256, 1024, 64, 4},
+		{"groups of 7 batches", 1 << 10, 1 << 20, 1 << 20, 7, 2},
+		{"groups of 100 examples", 2 << 10, 1, 100, 64, 4},
+		{"groups of one batch, 16 in the shards' hands", 1 << 10, 1, 1, 1, 16},
 	} {
-		m, p, tb, err := pipelineRun(t, data, tc.chunk, tc.perShard, tc.least, tc.batches, nil)
+		m, p, tb, err := pipelineRun(t, data, tc.chunk, tc.perShard, tc.least, tc.batches, tc.window, nil)
 		switch {
 		case err != nil:
 			t.Errorf("%s: %v", tc.name, err)
@@ -111,7 +115,7 @@ func TestShardPassGroups(t *testing.T) {
 func TestShardPassStrict(t *testing.T) {
 	data := shardText(t, 3000)
 	for _, batches := range []int{1, 3, 64} {
-		_, _, _, err := pipelineRun(t, data, 1<<10, 256, 1024, batches, func(c *Config) { c.Strict = true })
+		_, _, _, err := pipelineRun(t, data, 1<<10, 256, 1024, batches, 4, func(c *Config) { c.Strict = true })
 		if err == nil || !strings.Contains(err.Error(), "in.vw:51:") {
 			t.Errorf("groups of at most %d batches: got %v, want the error of line 51", batches, err)
 		}

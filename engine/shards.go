@@ -23,7 +23,6 @@ type shards struct {
 	m      *mix.Mixer
 	replay *replayed
 	out    reduce.Output // the output stages over replay
-	held   []int         // a group's holdout examples whose label is hidden
 	// lo and hi are the union of the shards' label ranges at the last
 	// mix (the engine's range before the first): the losses of the
 	// learners the merged state is loaded into start from it.
@@ -212,28 +211,48 @@ func (e *Engine) mixShards() error {
 	return nil
 }
 
-// learnShards runs a group of examples through the shards: the holdout
-// examples are predicted (their labels hidden for the call, so that they
-// keep their place in the round-robin split), the others learned; preds
-// receives every example's progressive prediction, for process to
-// account in input order. It runs on a goroutine of its own while the
-// engine accounts the group before (runShardPass): it touches nothing
-// but the Mixer, the shards and exs.
-func (e *Engine) learnShards(exs []sparse.Example, preds []float64, holdout func(k int) bool) error {
-	s := e.shards
-	held := s.held[:0]
-	for k := range exs {
-		if exs[k].HasLabel && holdout(k) {
-			exs[k].HasLabel = false
-			held = append(held, k)
+// submitGroup hands a group to the shards (mix.Mixer.Submit): the
+// holdout examples are predicted (their labels hidden until waitGroup,
+// so that they keep their place in the round-robin split), the others
+// learned; g.preds receives every example's progressive prediction, for
+// process to account in input order once waitGroup has returned. Until
+// then the group is the shards': the engine accounts the groups before it
+// meanwhile (runShardPass), touching nothing but their examples.
+func (e *Engine) submitGroup(g *shardGroup, isHoldout func(int64) bool) error {
+	if cap(g.preds) < len(g.exs) {
+		g.preds = make([]float64, len(g.exs))
+	}
+	g.preds = g.preds[:len(g.exs)]
+	g.held = g.held[:0]
+	for k := range g.exs {
+		if g.exs[k].HasLabel && isHoldout(g.first+int64(k)+1) {
+			g.exs[k].HasLabel = false
+			g.held = append(g.held, k)
 		}
 	}
-	err := s.m.LearnBatch(exs, preds)
-	for _, k := range held {
-		exs[k].HasLabel = true
+	b, err := e.shards.m.Submit(g.exs, g.preds)
+	if err != nil {
+		g.restoreLabels()
+		return err
 	}
-	s.held = held
-	return err
+	g.learning = b
+	return nil
+}
+
+// waitGroup waits until the shards have learned g.
+func (e *Engine) waitGroup(g *shardGroup) {
+	if g.learning != nil {
+		g.learning.Wait()
+		g.learning = nil
+	}
+	g.restoreLabels()
+}
+
+func (g *shardGroup) restoreLabels() {
+	for _, k := range g.held {
+		g.exs[k].HasLabel = true
+	}
+	g.held = g.held[:0]
 }
 
 // observed is a scalar shard learner with its own loss: it records the

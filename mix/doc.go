@@ -7,8 +7,9 @@
 // The stream is split round-robin by the example counter — example i of
 // the whole run goes to shard i mod K — never by scheduling, so the split,
 // and with it every shard's sequence of examples, is a function of K and
-// the data alone. LearnBatch runs each shard's examples of a batch on its
-// own goroutine; at each mixing point (every Config.Every examples of the
+// the data alone. LearnBatch (and Submit, which does not wait for it)
+// runs each shard's examples of a batch on a goroutine of the shard's own,
+// after its examples of the batches before; at each mixing point (every Config.Every examples of the
 // stream, and whenever Mix is called: the end of a pass) the K states are
 // merged by the learners' own merge rules (sparse.Merger; the rules are in
 // package sparse), with the previous merged state as the base, so that

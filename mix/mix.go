@@ -53,7 +53,7 @@ type Config struct {
 type Stats struct {
 	Examples int64         // examples learned or predicted
 	Mixes    int           // mixing rounds done
-	Learn    time.Duration // wall time in LearnBatch's parallel sections
+	Learn    time.Duration // wall time in LearnBatch less its merges and copies, and in the warm-up
 	Merge    time.Duration // wall time in Merge (serial)
 	Copy     time.Duration // wall time saving the merge and loading it into the shards
 	Bytes    int64         // size of the last merged model's Save
@@ -62,7 +62,7 @@ type Stats struct {
 
 // Mixer trains K shard learners on a round-robin split of one example
 // stream and mixes them (see the package doc). Its methods are not safe for
-// concurrent use; the parallelism is inside LearnBatch.
+// concurrent use; the parallelism is inside LearnBatch and Submit.
 type Mixer struct {
 	cfg    Config
 	shards []sparse.Learner
@@ -80,6 +80,14 @@ type Mixer struct {
 	stats   Stats
 	wg      sync.WaitGroup
 	failed  error // a mixing point's error met by Learn
+	// lanes[s] is closed when shard s has learned the last segment handed
+	// to it (nil: none outstanding). A shard's segments run one after the
+	// other in stream order, each waiting for the lane before it, while
+	// the shards run independently of each other: a shard slowed by a
+	// costly stretch of its examples (FD's compactions) catches up later
+	// instead of holding the others at every batch's end.
+	lanes []chan struct{}
+	busy  sync.WaitGroup // the lanes' outstanding segments
 }
 
 // New builds the K shard learners. With K > 1 it refuses a learner that
@@ -100,7 +108,7 @@ func New(cfg Config) (*Mixer, error) {
 	case cfg.K > 1 && cfg.Warmup > 0 && cfg.Warm == nil:
 		return nil, errors.New("mix: Config.Warm is nil: with Warmup > 0 it builds the warm-up learner")
 	}
-	m := &Mixer{cfg: cfg, shards: make([]sparse.Learner, cfg.K)}
+	m := &Mixer{cfg: cfg, shards: make([]sparse.Learner, cfg.K), lanes: make([]chan struct{}, cfg.K)}
 	for s := range m.shards {
 		l, err := cfg.New(s)
 		if err != nil {
@@ -173,20 +181,55 @@ func (m *Mixer) Stats() Stats { return m.stats }
 // reduce.OAA does its label, restores it, and each example is in one
 // shard's hands only).
 func (m *Mixer) LearnBatch(exs []sparse.Example, out []float64) error {
+	start, learn, other := time.Now(), m.stats.Learn, m.stats.Merge+m.stats.Copy
+	p, err := m.Submit(exs, out)
+	if err != nil {
+		m.drain()
+		return err
+	}
+	p.Wait()
+	m.stats.Learn = learn + time.Since(start) - (m.stats.Merge + m.stats.Copy - other)
+	return nil
+}
+
+// Batch is a batch handed to the shards by Submit.
+type Batch struct {
+	lanes []chan struct{} // the shards' lanes after the batch's last segment
+}
+
+// Wait returns once every shard has learned its examples of the batch
+// (and so of every batch submitted before it).
+func (b *Batch) Wait() {
+	for _, l := range b.lanes {
+		if l != nil {
+			<-l
+		}
+	}
+}
+
+// Submit is LearnBatch without the wait: it hands exs to the shards and
+// returns, and the batch's predictions are in out once the returned
+// Batch's Wait returns; until then exs and out are the shards'. The
+// shards learn the batches in the order they are submitted, each shard
+// running ahead of the others as far as the submitted batches go; the
+// warm-up, a copy of the merged state into the shards and a mixing point
+// wait for all of them (they need every shard's state), so the split,
+// the mixes and the models are LearnBatch's whatever the timing.
+func (m *Mixer) Submit(exs []sparse.Example, out []float64) (*Batch, error) {
 	if len(out) < len(exs) {
-		return fmt.Errorf("mix: LearnBatch: %d predictions for %d examples", len(out), len(exs))
+		return nil, fmt.Errorf("mix: LearnBatch: %d predictions for %d examples", len(out), len(exs))
 	}
 	for len(exs) > 0 && m.warm != nil {
 		n := int(min(int64(len(exs)), m.cfg.Warmup-m.n))
 		m.learnWarm(exs[:n], out[:n])
 		exs, out = exs[n:], out[n:]
 		if err := m.endWarmup(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for len(exs) > 0 {
 		if err := m.restart(); err != nil {
-			return err
+			return nil, err
 		}
 		n := len(exs)
 		if e := m.cfg.Every; e > 0 && m.cfg.K > 1 {
@@ -196,37 +239,52 @@ func (m *Mixer) LearnBatch(exs []sparse.Example, out []float64) error {
 		exs, out = exs[n:], out[n:]
 		if e := m.cfg.Every; e > 0 && m.cfg.K > 1 && m.n%e == 0 {
 			if err := m.Mix(); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	return nil
+	return &Batch{lanes: append([]chan struct{}(nil), m.lanes...)}, nil
 }
 
-// learnSegment runs one stretch of examples with no mixing point inside.
+// drain waits for every segment handed to the shards.
+func (m *Mixer) drain() {
+	m.busy.Wait()
+	clear(m.lanes)
+}
+
+// learnSegment hands one stretch of examples with no mixing point inside
+// to the shards: shard s's examples of it go to a goroutine that waits
+// for the shard's previous segment (its lane), so that every shard learns
+// its examples in stream order. With K = 1 the one learner learns them
+// on the caller's goroutine.
 func (m *Mixer) learnSegment(exs []sparse.Example, out []float64) {
-	start := time.Now()
 	k := m.cfg.K
 	first := m.shardOf(m.n)
-	if k == 1 || len(exs) == 1 {
+	if k == 1 {
 		for j := range exs {
-			out[j] = step(m.shards[(first+j)%k], &exs[j])
+			out[j] = step(m.shards[0], &exs[j])
 		}
 	} else {
-		for s := 1; s < k; s++ {
-			m.wg.Add(1)
+		for s := range k {
+			if (s-first+k)%k >= len(exs) {
+				continue // no example of this segment is shard s's
+			}
+			prev, done := m.lanes[s], make(chan struct{})
+			m.lanes[s] = done
+			m.busy.Add(1)
 			go func() {
-				defer m.wg.Done()
+				defer m.busy.Done()
+				defer close(done)
+				if prev != nil {
+					<-prev
+				}
 				m.runShard(s, first, exs, out)
 			}()
 		}
-		m.runShard(0, first, exs, out)
-		m.wg.Wait()
 	}
 	m.n += int64(len(exs))
 	m.pending += int64(len(exs))
 	m.stats.Examples += int64(len(exs))
-	m.stats.Learn += time.Since(start)
 }
 
 // shardOf is the shard of example i of the stream (counted from 0), i at
@@ -256,16 +314,11 @@ func (m *Mixer) endWarmup() error {
 		return nil
 	}
 	start := time.Now()
-	if err := m.copyInto(m.warm); err != nil {
+	base, err := m.copyInto(m.warm, true)
+	if err != nil {
 		return err
 	}
-	_, r, err := model.Parse(m.buf.Bytes())
-	if err == nil {
-		m.mixed, err = m.cfg.Load(r)
-	}
-	if err != nil {
-		return fmt.Errorf("mix: load the warm-up state as the base: %w", err)
-	}
+	m.mixed = base
 	m.stats.Copy += time.Since(start)
 	m.warm, m.pending = nil, 0
 	return nil
@@ -292,6 +345,7 @@ func step(l sparse.Learner, ex *sparse.Example) float64 {
 // caller's goroutine. A mixing point's error, which Learn cannot return,
 // is kept and returned by the next Mix or Save.
 func (m *Mixer) Learn(ex *sparse.Example) float64 {
+	m.drain()
 	if m.warm != nil {
 		p := step(m.warm, ex)
 		m.n++
@@ -329,6 +383,7 @@ func (m *Mixer) Mix() error {
 	if m.cfg.K == 1 || m.pending == 0 || m.warm != nil {
 		return nil
 	}
+	m.drain()
 	start := time.Now()
 	t, err := m.cfg.New(0)
 	if err != nil {
@@ -360,7 +415,7 @@ func (m *Mixer) restart() error {
 		return nil
 	}
 	start := time.Now()
-	if err := m.copyInto(m.mixed); err != nil {
+	if _, err := m.copyInto(m.mixed, false); err != nil {
 		return err
 	}
 	m.stale = false
@@ -370,34 +425,48 @@ func (m *Mixer) restart() error {
 
 // copyInto makes every shard a copy of t through t's Save and the
 // learner's Load, in memory: the learners have no other copy, and the
-// round trip is exact by Save's contract. The K loads run in parallel.
-func (m *Mixer) copyInto(t sparse.Learner) error {
+// round trip is exact by Save's contract. The K loads run in parallel,
+// and with base one more, whose learner it returns (the warm-up's state
+// as the base of the first mix).
+func (m *Mixer) copyInto(t sparse.Learner, base bool) (sparse.Learner, error) {
+	m.drain()
 	m.buf.Reset()
 	if err := model.Encode(&m.buf, model.Options{}, t.Save); err != nil {
-		return fmt.Errorf("mix: save the merged state: %w", err)
+		return nil, fmt.Errorf("mix: save the merged state: %w", err)
 	}
 	data := m.buf.Bytes()
 	m.stats.Bytes = int64(len(data))
 	m.stats.Copies++
-	errs := make([]error, m.cfg.K)
-	for s := range m.shards {
+	n := m.cfg.K
+	if base {
+		n++
+	}
+	loaded, errs := make([]sparse.Learner, n), make([]error, n)
+	for s := range n {
 		m.wg.Add(1)
 		go func() {
 			defer m.wg.Done()
 			_, r, err := model.Parse(data)
 			if err == nil {
-				m.shards[s], err = m.cfg.Load(r)
+				loaded[s], err = m.cfg.Load(r)
 			}
 			errs[s] = err
 		}()
 	}
 	m.wg.Wait()
 	for s, err := range errs {
-		if err != nil {
-			return fmt.Errorf("mix: load the merged state into shard %d: %w", s, err)
+		switch {
+		case err != nil && s == m.cfg.K:
+			return nil, fmt.Errorf("mix: load the warm-up state as the base: %w", err)
+		case err != nil:
+			return nil, fmt.Errorf("mix: load the merged state into shard %d: %w", s, err)
 		}
 	}
-	return nil
+	copy(m.shards, loaded)
+	if base {
+		return loaded[m.cfg.K], nil
+	}
+	return nil, nil
 }
 
 // Learner is the model the run has trained: the merged state of the last
@@ -423,6 +492,7 @@ func (m *Mixer) Predict(ex *sparse.Example) float64 {
 	if l := m.Learner(); l != nil {
 		return l.Predict(ex)
 	}
+	m.drain()
 	return m.shards[0].Predict(ex)
 }
 
@@ -435,6 +505,7 @@ func (m *Mixer) Save(w *model.Writer) error {
 	}
 	l := m.Learner()
 	if l == nil {
+		m.drain()
 		l = m.shards[0]
 	}
 	return l.Save(w)
@@ -446,5 +517,6 @@ func (m *Mixer) Weights(fn func(slot uint32, w float64)) {
 		l.Weights(fn)
 		return
 	}
+	m.drain()
 	m.shards[0].Weights(fn)
 }

@@ -20,8 +20,9 @@ func families() []family {
 }
 
 // train runs exs through m in batches of the given size (0: one Learn per
-// example), with a Mix after every pass, and returns the progressive
-// predictions and the saved model.
+// example; below 0, batches of −batch handed over by Submit, waiting only
+// for the pass's last), with a Mix after every pass, and returns the
+// progressive predictions and the saved model.
 func train(t testing.TB, m *mix.Mixer, exs []sparse.Example, passes, batch int) ([]float64, []byte) {
 	t.Helper()
 	var preds []float64
@@ -31,6 +32,17 @@ func train(t testing.TB, m *mix.Mixer, exs []sparse.Example, passes, batch int) 
 			for i := range exs {
 				out[i] = m.Learn(&exs[i])
 			}
+		} else if batch < 0 {
+			var last *mix.Batch
+			for i := 0; i < len(exs); i -= batch {
+				j := min(i-batch, len(exs))
+				b, err := m.Submit(exs[i:j], out[i:j])
+				if err != nil {
+					t.Fatal(err)
+				}
+				last = b
+			}
+			last.Wait()
 		} else {
 			for i := 0; i < len(exs); i += batch {
 				j := min(i+batch, len(exs))
@@ -103,7 +115,7 @@ func TestDeterministic(t *testing.T) {
 				var refModel []byte
 				for _, procs := range []int{1, 2, 8} {
 					runtime.GOMAXPROCS(procs)
-					for _, batch := range []int{0, 1, 37, len(exs)} {
+					for _, batch := range []int{0, 1, 37, -37, len(exs)} {
 						m, err := mix.New(f.config(k, 150))
 						if err != nil {
 							t.Fatal(err)
