@@ -16,7 +16,7 @@ import (
 //     average of the parts' weights: by evidence — each part's AdaGrad sum
 //     Σ importance·ℓ'²x_j² — for adaptive models, as VW's merger does
 //     (gd.cc, merge_weights_with_save_resume), with a base by
-//     sparse.Consensus; else by the parts' weighted example counts (VW's
+//     sparse.EvidenceAverage; else by the parts' weighted example counts (VW's
 //     per_model_weighting), a part that never saw the feature counting
 //     with weight 0;
 //   - the AdaGrad sum is the sum of the parts' (base + Σ(part − base) with
@@ -127,7 +127,7 @@ func mergeFeatures(u *sparse.Union, k int, counts []float64, byEvidence bool, fe
 	})
 }
 
-// featureMerge combines one weight of the parts: by Consensus where the
+// featureMerge combines one weight of the parts: by EvidenceAverage where the
 // evidence rule applies and there is evidence, else by Weigh over the
 // parts' example counts. raw, kept and ev are set per weight by the
 // caller: each part's weight (0 where it never saw the feature), the same
@@ -146,7 +146,7 @@ func newFeatureMerge(k int, counts []float64, byEvidence bool) *featureMerge {
 func (fm *featureMerge) weight(g0, w0 float64) float64 {
 	w, ok := 0.0, false
 	if fm.byEvidence {
-		w, ok = sparse.Consensus(g0, w0, fm.ev, fm.kept)
+		w, ok = sparse.EvidenceAverage(g0, fm.ev, fm.kept)
 	}
 	if !ok {
 		w = sparse.Weigh(fm.counts, fm.raw)

@@ -162,7 +162,7 @@ func (e *NotMergeableError) Unwrap() error { return ErrNotMergeable }
 // spam 90.43 against 93.70% (one stream 93.80%); docs/algorithms.md §22.
 // First-order parts keep VW's rule (evidence for adaptive models, as VW's
 // AllReduce does for them), and so do rounds with a base, whose parts
-// share it (Consensus).
+// share it (EvidenceAverage).
 func AveragesShards(fam *Family, o model.Options) bool {
 	return fam == SON && ScaledSketch(o) && o["alpha"] == "auto" && o["total"] != "" && o["total"] != "1"
 }

@@ -13,7 +13,7 @@ import (
 //
 //   - Weights. w_j = w̄_j + Z_jᵀb is materialised in each part (raw space:
 //     times 1/√D_j with pre-scaling) and combined by a.Weighting — by
-//     evidence, the parts' Σg² of pre-scaling D (Consensus; without --diag
+//     evidence, the parts' Σg² of pre-scaling D (EvidenceAverage; without --diag
 //     there is none, and the parts' example counts weigh) — and stored as
 //     w̄_j of the merged model with b = 0. In the scaled-space form the
 //     evidence average is also the merge that the quadratic model of the
@@ -406,7 +406,7 @@ func (m *merge) weight(wk *mergeWork, j int, w0, dd0 float64) {
 	var w float64
 	ok := false
 	if m.a.Weighting == sparse.ByEvidence {
-		w, ok = sparse.Consensus(dd0, w0, wk.evid, wk.kept)
+		w, ok = sparse.EvidenceAverage(dd0, wk.evid, wk.kept)
 	}
 	if !ok {
 		w = sparse.Weigh(m.cs, wk.raw)

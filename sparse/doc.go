@@ -3,7 +3,7 @@
 // and its optional interfaces (Reporter, Multiclass, Merger, Rekeyer), the
 // compact feature table that keeps per-feature state only for the features
 // that have been seen (Table, with its slot index), the helpers every
-// learner's merge uses (Union, MergedSum, Weigh, Consensus), and the
+// learner's merge uses (Union, MergedSum, Weigh, EvidenceAverage), and the
 // interfaces between a second-order learner and its sketch (Sketch, Host,
 // Step, SketchMerger and the optional GramSketch, AlphaSaver, BasisSketch).
 //

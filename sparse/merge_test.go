@@ -69,27 +69,35 @@ func TestTableRekey(t *testing.T) {
 	}
 }
 
-// TestConsensus: without a base the evidence-weighted average; a feature
-// one part alone has seen keeps that part's weight; parts that are the
-// base give the base; when the base's evidence dominates, the sum of the
-// parts' changes; and no evidence is reported.
-func TestConsensus(t *testing.T) {
+// TestEvidenceAverage: without a base the evidence-weighted average; a
+// feature one part alone has seen keeps that part's weight; parts that
+// are the base give the base; with a base every part counts with the
+// base's evidence and its own, so parts that each moved to one value give
+// that value (the sum of their moves, the rule this replaced, gave
+// w₀ + K·(v − w₀)) and the result stays within the parts' range; and no
+// evidence is reported.
+func TestEvidenceAverage(t *testing.T) {
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*(1+math.Abs(b)) }
-	if v, ok := sparse.Consensus(0, 0, []float64{1, 3}, []float64{2, 6}); !ok || !near(v, (1*2+3*6)/4.0) {
+	if v, ok := sparse.EvidenceAverage(0, []float64{1, 3}, []float64{2, 6}); !ok || !near(v, (1*2+3*6)/4.0) {
 		t.Fatalf("average: %v", v)
 	}
-	if v, _ := sparse.Consensus(0, 0, []float64{0, 5, 0}, []float64{0, -1.5, 0}); !near(v, -1.5) {
+	if v, _ := sparse.EvidenceAverage(0, []float64{0, 5, 0}, []float64{0, -1.5, 0}); v != -1.5 {
 		t.Fatalf("one part: %v", v)
 	}
-	if v, _ := sparse.Consensus(4, 0.7, []float64{0, 0}, []float64{0.7, 0.7}); !near(v, 0.7) {
+	if v, _ := sparse.EvidenceAverage(4, []float64{0, 0}, []float64{0.7, 0.7}); !near(v, 0.7) {
 		t.Fatalf("copies of the base: %v", v)
 	}
-	v, _ := sparse.Consensus(1e9, 1, []float64{1, 1, 1}, []float64{1.5, 0.5, 2})
-	if math.Abs(v-(1+0.5-0.5+1)) > 1e-6 {
-		t.Fatalf("base-dominated: %v, want the sum of the changes %v", v, 2.0)
+	for _, p0 := range []float64{1e-3, 1, 1e9} {
+		if v, _ := sparse.EvidenceAverage(p0, []float64{2, 2, 2, 2}, []float64{1.5, 1.5, 1.5, 1.5}); !near(v, 1.5) {
+			t.Fatalf("base evidence %g: parts that agree on 1.5 give %v", p0, v)
+		}
+		v, _ := sparse.EvidenceAverage(p0, []float64{1, 0, 3}, []float64{1.5, 1, 2})
+		if want := ((p0+1)*1.5 + p0*1 + (p0+3)*2) / (3*p0 + 4); !near(v, want) || v < 1 || v > 2 {
+			t.Fatalf("base evidence %g: %v, want %v within the parts' range [1, 2]", p0, v, want)
+		}
 	}
-	if _, ok := sparse.Consensus(0, 0, []float64{0, 0}, []float64{1, 2}); ok {
-		t.Fatal("no evidence reported as a consensus")
+	if _, ok := sparse.EvidenceAverage(0, []float64{0, 0}, []float64{1, 2}); ok {
+		t.Fatal("no evidence reported as an average")
 	}
 	if got := sparse.MergedSum([]float64{5, 7}, 3); got != 9 {
 		t.Fatalf("MergedSum = %v, want 3 + 2 + 4", got)

@@ -63,7 +63,7 @@ func TestTotalFlag(t *testing.T) {
 	}
 	checkTotal(t, out, "4")
 	// A later round from the merged model (--total given again) merges
-	// with the base by evidence (Consensus); the merged model resumes as
+	// with the base by evidence (EvidenceAverage); the merged model resumes as
 	// the whole stream with --total 1.
 	mustRun(t, nil, "merge", "--quiet", "-o", out, a, b)
 	r2a, r2b := filepath.Join(dir, "r2a.model"), filepath.Join(dir, "r2b.model")
