@@ -103,10 +103,16 @@ func (e *Engine) setupShards() error {
 		},
 		// The first round averages SON shards whose ridge counts the
 		// whole stream's evidence, as sparseson merge does for --total K
-		// parts; the later rounds share a base and merge by evidence.
+		// parts; the later rounds share a base and merge by evidence, a
+		// first-order learner's moves added up while the examples are new
+		// to the base (the first pass: the mixes run on the engine's
+		// goroutine, between its passes or inside the pass's Submit).
 		Weighting: func(round int) sparse.Weighting {
-			if round == 0 && averages {
+			switch {
+			case round == 0 && averages:
 				return sparse.ByExamples
+			case e.pass == 0:
+				return sparse.ByNewEvidence
 			}
 			return sparse.ByEvidence
 		},

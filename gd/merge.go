@@ -46,7 +46,7 @@ func (g *GD) Merge(a *sparse.MergeArgs) error {
 	counts := g.mergeCounters(parts, base)
 	u := sparse.NewUnion(tabs...)
 	g.tab.AddRows(u)
-	mergeFeatures(u, len(parts), counts, a.Weighting == sparse.ByEvidence && g.cfg.Adaptive, func(fm *featureMerge, j int) {
+	mergeFeatures(u, len(parts), counts, a.Weighting, g.cfg.Adaptive, func(fm *featureMerge, j int) {
 		g.mergeFeature(fm, u, j, u.Keys[j], parts, base)
 	})
 	if !linalg.AllFinite(g.tab.Rows) {
@@ -118,34 +118,38 @@ func (g *GD) mergeFeature(fm *featureMerge, u *sparse.Union, j int, key uint32, 
 // mergeFeatures calls feature for every feature j of u, on every core by
 // blocks of sparse.MergeBlock features, each block with its own scratch
 // (a featureMerge of k parts): every feature writes only its own row.
-func mergeFeatures(u *sparse.Union, k int, counts []float64, byEvidence bool, feature func(fm *featureMerge, j int)) {
+func mergeFeatures(u *sparse.Union, k int, counts []float64, w sparse.Weighting, adaptive bool, feature func(fm *featureMerge, j int)) {
 	sparse.ForBlocks(len(u.Keys), sparse.MergeBlock, func(_, lo, hi int) {
-		fm := newFeatureMerge(k, counts, byEvidence)
+		fm := newFeatureMerge(k, counts, w.Evidence() && adaptive, w == sparse.ByNewEvidence)
 		for j := lo; j < hi; j++ {
 			feature(fm, j)
 		}
 	})
 }
 
-// featureMerge combines one weight of the parts: by EvidenceAverage where the
-// evidence rule applies and there is evidence, else by Weigh over the
-// parts' example counts. raw, kept and ev are set per weight by the
+// featureMerge combines one weight of the parts: by EvidenceAverage
+// (AddedMoves on examples new to the base) where the evidence rule
+// applies and there is evidence, else by Weigh over the parts' example
+// counts. raw, kept and ev are set per weight by the
 // caller: each part's weight (0 where it never saw the feature), the same
 // with the base's weight there, and its evidence.
 type featureMerge struct {
-	counts        []float64
-	byEvidence    bool
-	raw, kept, ev []float64
+	counts            []float64
+	byEvidence, added bool
+	raw, kept, ev     []float64
 }
 
-func newFeatureMerge(k int, counts []float64, byEvidence bool) *featureMerge {
-	return &featureMerge{counts: counts, byEvidence: byEvidence, raw: make([]float64, k), kept: make([]float64, k), ev: make([]float64, k)}
+func newFeatureMerge(k int, counts []float64, byEvidence, added bool) *featureMerge {
+	return &featureMerge{counts: counts, byEvidence: byEvidence, added: added, raw: make([]float64, k), kept: make([]float64, k), ev: make([]float64, k)}
 }
 
 // weight is the merged weight, given the base's evidence g0 and weight w0.
 func (fm *featureMerge) weight(g0, w0 float64) float64 {
 	w, ok := 0.0, false
-	if fm.byEvidence {
+	switch {
+	case fm.byEvidence && fm.added:
+		w, ok = sparse.AddedMoves(g0, w0, fm.ev, fm.kept)
+	case fm.byEvidence:
 		w, ok = sparse.EvidenceAverage(g0, fm.ev, fm.kept)
 	}
 	if !ok {
@@ -170,7 +174,7 @@ func (m *Softmax) Merge(a *sparse.MergeArgs) error {
 	counts := m.mergeCounters(parts, base)
 	u := sparse.NewUnion(tabs...)
 	m.tab.AddRows(u)
-	mergeFeatures(u, len(parts), counts, a.Weighting == sparse.ByEvidence && m.cfg.Adaptive, func(fm *featureMerge, j int) {
+	mergeFeatures(u, len(parts), counts, a.Weighting, m.cfg.Adaptive, func(fm *featureMerge, j int) {
 		m.mergeFeature(fm, u, j, u.Keys[j], parts, base)
 	})
 	if !linalg.AllFinite(m.tab.Rows) {

@@ -121,8 +121,9 @@ func TestGDMerge(t *testing.T) {
 }
 
 // TestGDMergeBase: parts that are copies of the base merge into the base;
-// with a base, AdaGrad sums and counts are base + Σ(part − base), and a
-// base-dominated feature moves by the sum of the parts' changes.
+// with a base, AdaGrad sums and counts are base + Σ(part − base); weights
+// stay within the parts' range, by evidence averaged and on new examples
+// (ByNewEvidence) with the parts' moves added up, which differs.
 func TestGDMergeBase(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	data := separable(rng, 900, 30, 5)
@@ -157,6 +158,22 @@ func TestGDMergeBase(t *testing.T) {
 		if got, want := m.tab.Rows[r*stride+colG], ga+gb-g0; math.Abs(got-want) > 1e-12*want {
 			t.Fatalf("slot %d: AdaGrad sum %v, want %v", k, got, want)
 		}
+	}
+	n := mergeGD(t, cfg, sparse.ByNewEvidence, base, a, b)
+	wa, wb, wm, wn := gdWeights(a), gdWeights(b), gdWeights(m), gdWeights(n)
+	differ := 0
+	for k, v := range wm {
+		lo, hi := min(wa[k], wb[k]), max(wa[k], wb[k])
+		tol := 1e-12 * (1 + math.Abs(lo) + math.Abs(hi))
+		if v < lo-tol || v > hi+tol || wn[k] < lo-tol || wn[k] > hi+tol {
+			t.Fatalf("slot %d: by evidence %v, on new examples %v, outside the parts' range [%v, %v]", k, v, wn[k], lo, hi)
+		}
+		if math.Abs(wn[k]-v) > 1e-9*(1+math.Abs(v)) {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Fatal("ByNewEvidence merged as ByEvidence: the parts' moves were not added up")
 	}
 }
 

@@ -405,7 +405,7 @@ func (m *merge) weight(wk *mergeWork, j int, w0, dd0 float64) {
 	}
 	var w float64
 	ok := false
-	if m.a.Weighting == sparse.ByEvidence {
+	if m.a.Weighting.Evidence() {
 		w, ok = sparse.EvidenceAverage(dd0, wk.evid, wk.kept)
 	}
 	if !ok {

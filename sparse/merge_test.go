@@ -99,6 +99,22 @@ func TestEvidenceAverage(t *testing.T) {
 	if _, ok := sparse.EvidenceAverage(0, []float64{0, 0}, []float64{1, 2}); ok {
 		t.Fatal("no evidence reported as an average")
 	}
+	// AddedMoves: without a base the evidence average; small moves on
+	// new examples add up; moves that each reach one value stop there
+	// (their sum would overshoot); a feature one part alone moved keeps
+	// that part's weight.
+	if v, _ := sparse.AddedMoves(0, 0, []float64{1, 3}, []float64{2, 6}); !near(v, 5) {
+		t.Fatalf("AddedMoves without a base: %v", v)
+	}
+	if v, _ := sparse.AddedMoves(1e9, 1, []float64{1, 1, 1}, []float64{1.5, 0.5, 2}); math.Abs(v-2) > 1e-6 {
+		t.Fatalf("AddedMoves, base-dominated: %v, want the sum of the moves 2", v)
+	}
+	if v, _ := sparse.AddedMoves(1e9, 1, []float64{1, 1, 1}, []float64{1.5, 1.5, 1.5}); v != 1.5 {
+		t.Fatalf("AddedMoves, parts at one value: %v, want 1.5 (the sum 2.5 clamped)", v)
+	}
+	if v, _ := sparse.AddedMoves(7, 1, []float64{0, 2, 0}, []float64{1, 1.25, 1}); !near(v, 1.25) {
+		t.Fatalf("AddedMoves, one part moved: %v, want its weight 1.25", v)
+	}
 	if got := sparse.MergedSum([]float64{5, 7}, 3); got != 9 {
 		t.Fatalf("MergedSum = %v, want 3 + 2 + 4", got)
 	}
