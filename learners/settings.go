@@ -231,6 +231,12 @@ func sonFamilyOptions(s *Settings) model.Options {
 	if (kind == "fd" || kind == "rfd") && gate != 0 || s.Resume && s.given("fd_gate") {
 		o["fd_gate"] = FormatFloat(gate)
 	}
+	if (kind == "fd" || kind == "rfd") && gate != 0 && !s.Resume {
+		// The gated sketch's Z row cap from the start (fd.GatedRowCap),
+		// so that every feature's row is as narrow; a model without it
+		// has fd's 2m (the gated models before it, and exact FD).
+		o["row_cap"] = strconv.Itoa(fd.GatedRowCap(s.SketchSize))
+	}
 	return o
 }
 
