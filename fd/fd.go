@@ -313,6 +313,9 @@ type Sketch struct {
 	gateTries           int
 	gateRho             float64 // ρ of the shrink in progress
 	leanOff             bool    // tests: the general absorb candidate always
+	leanSolveOff        bool    // tests: no lean candidate after the lean case's drop (lean.go)
+	leanTry             bool    // choose: this candidate follows one drop from the lean case
+	leanSolves          int64   // tests: absorbs of the lean candidate
 	kabExact            bool    // tests: κ̂ always from the whole K′ (condEst)
 	kabBounded          int64   // tests: absorbs the cosines' bound vouched for
 	// F_ext's rows are formed lazily (formFa): the kept eigenvectors'
