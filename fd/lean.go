@@ -1,6 +1,10 @@
 package fd
 
-import "math"
+import (
+	"math"
+
+	"github.com/sparseson/sparseson/internal/linalg"
+)
 
 // The lean absorb of the gated FD.
 //
@@ -61,41 +65,25 @@ func (s *Sketch) leanDelta(keep int, kap float64) bool {
 	if !(math.Abs(det) > 1e-8*(math.Abs(h00*h11)+math.Abs(h01*h10))) || math.IsNaN(s0+s1) || math.IsInf(s0+s1, 0) {
 		return false
 	}
-	// t = Λ_K^{−1/2}y, y = f + a·s0 + b·s1; v = U_{top,K}·t (q values).
-	t := s.y2[:keep]
+	// t = Λ_K^{−1/2}y, y = f + a·s0 + b·s1, spread over U's g columns
+	// (zero at the dropped one), so that v = U_{top,K}·t is one dot
+	// product per row of U.
+	t := s.y2[:g]
+	clear(t)
 	for i, b := range f {
 		a := b * lam[cols[i]]
-		t[i] = finv[i] * (b + a*s0 + b*s1)
+		t[cols[i]] = finv[i] * (b + a*s0 + b*s1)
 	}
 	v := s.y1[:q]
 	for r := range v {
-		row := U[r*g : r*g+g]
-		var x float64
-		for i, col := range cols {
-			x += row[col] * t[i]
-		}
-		v[r] = x
+		v[r] = linalg.Dot(U[r*g:r*g+g], t)
 	}
-	// w = Cᵀv, then δ = K·w.
+	// w = Cᵀv, then δ = K·w (K symmetric: a combination of its rows),
+	// four rows per pass.
 	w := s.vq[:p]
-	clear(w)
-	for r, x := range v {
-		if x != 0 {
-			cr := s.C[r*pm:][:p]
-			for j, cv := range cr {
-				w[j] += x * cv
-			}
-		}
-	}
+	combineRows(w, v, s.C, pm, p)
 	d := s.dlt[:p]
-	for j := range d {
-		kr := s.K[j*pm:][:p]
-		var x float64
-		for k, kv := range kr {
-			x += kv * w[k]
-		}
-		d[j] = x
-	}
+	combineRows(d, w, s.K, pm, p)
 	// The residual, equation by equation.
 	for i, fi := range f {
 		row := s.fa[i*fs:][:p]
@@ -110,4 +98,18 @@ func (s *Sketch) leanDelta(keep int, kap float64) bool {
 		}
 	}
 	return true
+}
+
+// combineRows sets dst (n values) to Σ_r x_r·A_r over the rows A_r of A
+// (stride ld, first n values), r < len(x), four rows per pass.
+func combineRows(dst, x, A []float64, ld, n int) {
+	clear(dst)
+	r := 0
+	for ; r+4 <= len(x); r += 4 {
+		o := r * ld
+		linalg.Axpy4(x[r], A[o:o+n], x[r+1], A[o+ld:o+ld+n], x[r+2], A[o+2*ld:o+2*ld+n], x[r+3], A[o+3*ld:o+3*ld+n], dst)
+	}
+	for ; r < len(x); r++ {
+		linalg.Axpy(x[r], A[r*ld:r*ld+n], dst)
+	}
 }
