@@ -127,10 +127,12 @@
 // ‖D′⁻¹K′D′⁻¹‖_F ≤ p (its entries are cosines) lets p·‖F_aD′‖_F² vouch
 // for κ̂ ≤ θ, so the committed absorb forms K′ once, in place, with
 // kBound in the same pass. Both leave every bit of the models as it was
-// (TestAbsorbBound, TestGateLeanAbsorb). What remains beside Oja-SON's
-// cost is, in about equal parts, the arrowhead, F_a with the solve, and
-// the core's refreshes of stale rows after the compactions (son/lazy.go)
-// with the wider Z·x̃ of up to m + 4 rows.
+// (TestAbsorbBound, TestGateLeanAbsorb). After the lean case's drop the
+// absorb's δ comes from a rank-two solve instead of the LQ (lean.go,
+// TestGateLeanSolve). At the default ε = 2 (SONGate) what remains beside
+// Oja-SON's cost is mostly the arrowhead and F_a with the solve; the
+// core's refreshes of stale rows after the compactions (son/lazy.go) and
+// the wider Z·x̃ (up to m + 2 rows) are a smaller part.
 //
 // # RFD₀ and the pseudo-inverse
 //

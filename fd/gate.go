@@ -56,16 +56,18 @@ package fd
 // seen reach GateRows times exact FD's default row cap 2m (see above).
 const GateRows = 50
 
-// gatedRowCap is the row cap of Z while the gate acts (Config.RowCap, the
-// storage, stays): with appends rare, Z's rows creep up to the cap between
-// compactions, and every example pays for them in Z·x̃, the pre-scaling and
-// the absorb, while a compaction comes once per (cap − q) appends whatever
-// m is (1.1% of the news20 examples at m = 10 and at m = 20). Four rows of
-// headroom: on news20 (3 passes from the cache) m + 4 instead of 2m took
-// FD-SON from 6.37e9 to 5.97e9 instructions at m = 10 (valgrind
-// --tool=cachegrind, Oja-SON 3.91e9) with 23.4 row refreshes per example
-// (m + 2: 5.99e9 but 28.1), and from 13.5e9 to 11.8e9 at m = 20 (Oja 5.93e9).
-func gatedRowCap(m int) int { return min(2*m, m+4) }
+// gatedRowCap is the row cap of Z while the gate acts (and, for the
+// models that store it, the storage: GatedRowCap). With appends rare, Z's
+// rows creep up to the cap between compactions, and every example pays
+// for them in Z·x̃, the pre-scaling and the absorb, while a compaction
+// comes once per (cap − q) appends and makes every row stale. At ε = 0.3
+// four rows of headroom paid best (news20, 3 passes from the cache, m =
+// 10: 5.97e9 instructions against 6.37e9 at 2m and 5.99e9 at m + 2, whose
+// 28.1 row refreshes per example were the cost); at ε = 2, ten times
+// fewer appends, two rows do: 3.17e9 at m + 4, 3.20e9 at m + 3, 3.02e9 at
+// m + 2, 3.16e9 at m + 1 (its compactions' refreshes again), and at m =
+// 20 5.69e9 → 5.14e9 (m + 4 → m + 2; Oja-SON 2.28e9 and 3.62e9).
+func gatedRowCap(m int) int { return min(2*m, m+2) }
 
 // GatedRowCap is the row cap (Config.RowCap) for a gated sketch of size
 // m that is the storage too: the SON core gives every feature a row of
@@ -74,8 +76,9 @@ func gatedRowCap(m int) int { return min(2*m, m+4) }
 // rows the example reads span more cache lines. Before the gate acts
 // (Config.GateFrom) the sketch is exact FD with this cap: the same
 // sketch in exact arithmetic, compacted more often. News20, m = 10, 3
-// cached passes (valgrind --tool=cachegrind --cache-sim=yes, a 4 MiB
-// last level): data misses 63.3M → 58.9M, last-level 5.40M → 4.56M.
+// cached passes, cap m + 4 (valgrind --tool=cachegrind --cache-sim=yes,
+// a 4 MiB last level): data misses 63.3M → 58.9M, last-level 5.40M →
+// 4.56M.
 func GatedRowCap(m int) int { return gatedRowCap(m) }
 
 // gateLean is the least share U_{q,i}² of ĝ in a direction the gate may
