@@ -326,7 +326,7 @@ type Sketch struct {
 	cols          []int
 	finv          []float64
 	faDone, zeroG bool
-	pcap          int // rows of Z before a shrink compacts (gatedRowCap)
+	pcap          int // rows of Z before a shrink compacts (gatedCap)
 	gateLog       func(tries int)
 	gateLimit     func() float64 // SetGateLimit's bound on E′ (nil: ε·α)
 

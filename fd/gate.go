@@ -69,6 +69,17 @@ const GateRows = 50
 // 20 5.69e9 → 5.14e9 (m + 4 → m + 2; Oja-SON 2.28e9 and 3.62e9).
 func gatedRowCap(m int) int { return min(2*m, m+2) }
 
+// gatedCap is the row cap while the gate acts: gatedRowCap for SON's
+// gate (E′ < ε·α), and the m + 4 it had before for a host that sets its
+// own limit (SetGateLimit: package ada's FTSL and S-ADA, whose models and
+// accuracy were measured with it).
+func (s *Sketch) gatedCap() int {
+	if s.gateLimit != nil {
+		return min(2*s.m, s.m+4)
+	}
+	return gatedRowCap(s.m)
+}
+
 // GatedRowCap is the row cap (Config.RowCap) for a gated sketch of size
 // m that is the storage too: the SON core gives every feature a row of
 // 1 + RowCap values (w̄_j, Z's column, then the pre-scaling), so the

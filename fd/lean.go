@@ -30,7 +30,9 @@ import (
 // It rests on CKCᵀ = diag(E), which holds to rounding, so the candidate
 // is certified by its residual: |(F_aδ − f)_i| ≤ leanTol·(|f_i| +
 // Σ_j|F_a,ijδ_j|), else (and when the absorb it gives is refused for the
-// band or θ) the general candidate is computed as before.
+// band or θ) the general candidate is computed as before. It serves
+// SON's gate only: a host with its own limit (SetGateLimit, package ada's
+// FTSL and S-ADA) keeps the general candidate, and its models as they were.
 
 // leanTol bounds the lean candidate's residual relative to the terms of
 // each equation: far above the rounding of the products (≈1e-15), far

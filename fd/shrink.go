@@ -15,7 +15,7 @@ func (s *Sketch) shrink(st *sparse.Step, h sparse.Host, c, kap float64, zero boo
 	s.gateOn = s.cfg.Gate > 0 && st.Seen >= s.gateFrom
 	s.pcap = s.pmax
 	if s.gateOn {
-		s.pcap = min(s.pmax, gatedRowCap(s.m))
+		s.pcap = min(s.pmax, s.gatedCap())
 	}
 	for compacted := false; ; compacted = true {
 		z := st.Z[:s.p]
@@ -333,7 +333,7 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int, exact bo
 		}
 	}
 	cs := s.dsc2[:p]
-	if s.leanTry && !exact && keep == s.q && !s.leanSolveOff && s.leanDelta(keep, kap) {
+	if s.leanTry && !exact && keep == s.q && !s.leanSolveOff && s.gateLimit == nil && s.leanDelta(keep, kap) {
 		// The lean candidate (lean.go), kept if the absorb it gives is
 		// accepted; else the general one below.
 		clear(cs)
