@@ -3,8 +3,15 @@ package son
 import (
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+
 	"github.com/sparseson/sparseson/internal/linalg"
 )
+
+// blasImpl is gonum's native BLAS, called as a concrete type (no interface
+// call per refreshed row).
+var blasImpl gonum.Implementation
 
 // Deferred (lazy) folds and transforms of Z, for sketches that change their
 // basis often (Frequent Directions compacts after every few appends on
@@ -120,8 +127,8 @@ func (l *lazyZ) add(p, pmax int) {
 // apply maps a column c stored in the entry's coordinates (first e.p
 // values) to the current ones: out[1:1+e.rows] = M·c and out[0] = β·c,
 // what the deferred folds add to w̄_j, in one matrix–vector product
-// (gonum's blocked Gemv kernel, called without blas Dgemv's checks:
-// twice as fast as a dot product per row at m = 10). The column's trailing zeros are left out — it was last written
+// (gonum's blocked kernel: twice as fast as a dot product per row at
+// m = 10). The column's trailing zeros are left out — it was last written
 // when Z had fewer rows than the generation ended with, or stored zeros —
 // and it returns how many values of c were used.
 func (l *lazyZ) apply(e *genEntry, c, out []float64) int {
@@ -134,7 +141,7 @@ func (l *lazyZ) apply(e *genEntry, c, out []float64) int {
 		clear(out)
 		return 0
 	}
-	linalg.FDGemvN(1+e.rows, n, l.blk[e.off:], l.ld, c, out)
+	blasImpl.Dgemv(blas.NoTrans, 1+e.rows, n, 1, l.blk[e.off:], l.ld, c, 1, 0, out, 1)
 	return n
 }
 
@@ -186,7 +193,7 @@ func (s *Learner) refreshRow(r int) {
 		clear(row[1 : 1+nr])
 	} else {
 		out := l.tmp[:1+nr]
-		linalg.FDGemvN(1+nr, n, l.blk[e.off:], l.ld, row[1:1+n], out)
+		blasImpl.Dgemv(blas.NoTrans, 1+nr, n, 1, l.blk[e.off:], l.ld, row[1:1+n], 1, 0, out, 1)
 		row[0] += out[0]
 		copy(row[1:1+nr], out[1:])
 		if n > nr {
