@@ -127,10 +127,12 @@
 // ‖D′⁻¹K′D′⁻¹‖_F ≤ p (its entries are cosines) lets p·‖F_aD′‖_F² vouch
 // for κ̂ ≤ θ, so the committed absorb forms K′ once, in place, with
 // kBound in the same pass. Both leave every bit of the models as it was
-// (TestAbsorbBound, TestGateLeanAbsorb). What remains beside Oja-SON's
-// cost is, in about equal parts, the arrowhead, F_a with the solve, and
-// the core's refreshes of stale rows after the compactions (son/lazy.go)
-// with the wider Z·x̃ of up to m + 4 rows.
+// (TestAbsorbBound, TestGateLeanAbsorb). After the lean case's drop the
+// absorb's δ comes from a rank-two solve instead of the LQ (lean.go,
+// TestGateLeanSolve). At the default ε = 2 (SONGate) what remains beside
+// Oja-SON's cost is mostly the arrowhead and F_a with the solve; the
+// core's refreshes of stale rows after the compactions (son/lazy.go) and
+// the wider Z·x̃ (up to m + 2 rows) are a smaller part.
 //
 // # RFD₀ and the pseudo-inverse
 //
@@ -313,6 +315,9 @@ type Sketch struct {
 	gateTries           int
 	gateRho             float64 // ρ of the shrink in progress
 	leanOff             bool    // tests: the general absorb candidate always
+	leanSolveOff        bool    // tests: no lean candidate after the lean case's drop (lean.go)
+	leanTry             bool    // choose: this candidate follows one drop from the lean case
+	leanSolves          int64   // tests: absorbs of the lean candidate
 	kabExact            bool    // tests: κ̂ always from the whole K′ (condEst)
 	kabBounded          int64   // tests: absorbs the cosines' bound vouched for
 	// F_ext's rows are formed lazily (formFa): the kept eigenvectors'
@@ -321,7 +326,7 @@ type Sketch struct {
 	cols          []int
 	finv          []float64
 	faDone, zeroG bool
-	pcap          int // rows of Z before a shrink compacts (gatedRowCap)
+	pcap          int // rows of Z before a shrink compacts (gatedCap)
 	gateLog       func(tries int)
 	gateLimit     func() float64 // SetGateLimit's bound on E′ (nil: ε·α)
 

@@ -56,16 +56,41 @@ package fd
 // seen reach GateRows times exact FD's default row cap 2m (see above).
 const GateRows = 50
 
-// gatedRowCap is the row cap of Z while the gate acts (Config.RowCap, the
-// storage, stays): with appends rare, Z's rows creep up to the cap between
-// compactions, and every example pays for them in Z·x̃, the pre-scaling and
-// the absorb, while a compaction comes once per (cap − q) appends whatever
-// m is (1.1% of the news20 examples at m = 10 and at m = 20). Four rows of
-// headroom: on news20 (3 passes from the cache) m + 4 instead of 2m took
-// FD-SON from 6.37e9 to 5.97e9 instructions at m = 10 (valgrind
-// --tool=cachegrind, Oja-SON 3.91e9) with 23.4 row refreshes per example
-// (m + 2: 5.99e9 but 28.1), and from 13.5e9 to 11.8e9 at m = 20 (Oja 5.93e9).
-func gatedRowCap(m int) int { return min(2*m, m+4) }
+// gatedRowCap is the row cap of Z while the gate acts (and, for the
+// models that store it, the storage: GatedRowCap). With appends rare, Z's
+// rows creep up to the cap between compactions, and every example pays
+// for them in Z·x̃, the pre-scaling and the absorb, while a compaction
+// comes once per (cap − q) appends and makes every row stale. At ε = 0.3
+// four rows of headroom paid best (news20, 3 passes from the cache, m =
+// 10: 5.97e9 instructions against 6.37e9 at 2m and 5.99e9 at m + 2, whose
+// 28.1 row refreshes per example were the cost); at ε = 2, ten times
+// fewer appends, two rows do: 3.17e9 at m + 4, 3.20e9 at m + 3, 3.02e9 at
+// m + 2, 3.16e9 at m + 1 (its compactions' refreshes again), and at m =
+// 20 5.69e9 → 5.14e9 (m + 4 → m + 2; Oja-SON 2.28e9 and 3.62e9).
+func gatedRowCap(m int) int { return min(2*m, m+2) }
+
+// gatedCap is the row cap while the gate acts: gatedRowCap for SON's
+// gate (E′ < ε·α), and the m + 4 it had before for a host that sets its
+// own limit (SetGateLimit: package ada's FTSL and S-ADA, whose models and
+// accuracy were measured with it).
+func (s *Sketch) gatedCap() int {
+	if s.gateLimit != nil {
+		return min(2*s.m, s.m+4)
+	}
+	return gatedRowCap(s.m)
+}
+
+// GatedRowCap is the row cap (Config.RowCap) for a gated sketch of size
+// m that is the storage too: the SON core gives every feature a row of
+// 1 + RowCap values (w̄_j, Z's column, then the pre-scaling), so the
+// default 2m leaves m − 4 of them unused while the gate acts, and the
+// rows the example reads span more cache lines. Before the gate acts
+// (Config.GateFrom) the sketch is exact FD with this cap: the same
+// sketch in exact arithmetic, compacted more often. News20, m = 10, 3
+// cached passes, cap m + 4 (valgrind --tool=cachegrind --cache-sim=yes,
+// a 4 MiB last level): data misses 63.3M → 58.9M, last-level 5.40M →
+// 4.56M.
+func GatedRowCap(m int) int { return gatedRowCap(m) }
 
 // gateLean is the least share U_{q,i}² of ĝ in a direction the gate may
 // drop: far above the rounding (≈1e-32) of a direction that does not
@@ -73,8 +98,22 @@ func gatedRowCap(m int) int { return min(2*m, m+4) }
 // rounding rather than exact zeros, makes the same choices.
 const gateLean = 1e-12
 
-// DefaultGate is the default ε of the gated FD.
+// DefaultGate is --fd_gate's default ε, that of the per-step FD-adaptive
+// learners (FTSL, S-ADA; package ada), whose limit is ε·r.
 const DefaultGate = 0.3
+
+// SONGate is the default ε of FD-SON and RFD-SON (--fd, --rfd without
+// --fd_gate): drops of directions with E′ < 2α. On news20 (m = 10,
+// logistic, 3 passes from the cache) ε = 0.3 left 1.1 % of the examples
+// to append and 23.4 row refreshes per update; ε = 1 took them to 0.24 %
+// and 11.5, ε = 2 to 0.11 % and 5.5 (3.85e9 → 3.50e9 → 3.28e9 instructions
+// beside Oja-SON's 2.28e9; m = 20: 8.23e9 → 7.07e9 → 6.20e9 beside 3.62e9).
+// The test error and log loss after 1 and 3 passes stayed within 0.1 pp
+// and 0.2 % of exact FD at every ε from 0.3 to 4, and the drops replace
+// FD's own shrinkage rather than add to it: Σ(m·ρ + E′)/α fell from 1,181
+// (exact) to 1,108, 1,086 and 1,058. The per-step learners keep 0.3: their
+// accuracy was measured there (docs/algorithms.md §7).
+const SONGate = 2
 
 // gateDrop removes from the shrunk rows (eNew, fa, fext; keep of them) the
 // one that leans most on ĝ among those with E′ < ε·α, and reports whether

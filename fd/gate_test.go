@@ -417,6 +417,7 @@ func TestGateLeanAbsorb(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(k), 28))
 			cfg := Config{M: c.m, Alpha: c.alpha, Robust: c.robust, Gate: c.eps, GateFrom: -1}
 			lean, _ := New(cfg)
+			lean.leanSolveOff = true // the skip alone (TestGateLeanSolve: the solve)
 			gen, _ := New(cfg)
 			gen.leanOff = true
 			hl, hg := newDenseHost(c.d, lean.MaxRows()), newDenseHost(c.d, gen.MaxRows())
@@ -442,6 +443,7 @@ func TestGateLeanAbsorb(t *testing.T) {
 			cfg := c.config()
 			cfg.Gate, cfg.GateFrom = 0.3, -1
 			a, ska := newSparse(t, c, cfg)
+			ska.leanSolveOff = true
 			b, skb := newSparse(t, c, cfg)
 			skb.leanOff = true
 			for step, ex := range c.data(1500) {
@@ -557,5 +559,80 @@ func TestAbsorbBound(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestGateLeanSolve is the lean candidate's oracle (lean.go): after the
+// lean case's drop the absorb takes δ from the rank-two Woodbury solve
+// instead of the Householder LQ; any δ with F_aδ = f gives the same
+// sketch, so with and without it (leanSolveOff) the open-loop streams
+// must give the same SᵀS to 1e-12 of its largest entry, and SON the same
+// predictions to 1e-9; and the lean candidate must be what many such
+// absorbs took. The two Z differ, and with them later refusals of the
+// absorb (which the gate's drops follow: gate.go), so the open-loop
+// comparison runs until the moves first differ, and most streams must
+// not differ at all (TestGateOpenLoop and TestGateMatchesDense hold the
+// lean sketch to the dense reference throughout).
+func TestGateLeanSolve(t *testing.T) {
+	var solves, absorbs int64
+	var whole, streams int
+	for k, c := range gateCases() {
+		t.Run(fmt.Sprintf("openloop_d%d_m%d_s%d_robust%v_eps%g", c.d, c.m, c.s, c.robust, c.eps), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(k), 31))
+			cfg := Config{M: c.m, Alpha: c.alpha, Robust: c.robust, Gate: c.eps, GateFrom: -1}
+			lean, _ := New(cfg)
+			gen, _ := New(cfg)
+			gen.leanSolveOff = true
+			hl, hg := newDenseHost(c.d, lean.MaxRows()), newDenseHost(c.d, gen.MaxRows())
+			streams++
+			diverged := false
+			for step, g := range randomStream(rng, 600, c.d, c.s, c.spread) {
+				hl.feed(lean, 1, g)
+				hg.feed(gen, 1, g)
+				if lean.Counts() != gen.Counts() {
+					t.Logf("step %d: the moves differ from here (lean %+v, general %+v)", step, lean.Counts(), gen.Counts())
+					diverged = true
+					break
+				}
+				sc, df := maxAbsDiff(sts(lean, hl.Z, c.d), sts(gen, hg.Z, c.d))
+				if df > 1e-12*sc {
+					t.Fatalf("step %d: ‖SᵀS − S_gᵀS_g‖_max/‖S_gᵀS_g‖ = %.3g", step, df/sc)
+				}
+			}
+			if !diverged {
+				whole++
+			}
+			solves += lean.leanSolves
+			absorbs += lean.Counts().Absorbs
+			t.Logf("lean solves %d of %d absorbs", lean.leanSolves, lean.Counts().Absorbs)
+		})
+	}
+	if 2*whole < streams {
+		t.Fatalf("the moves differed in %d of %d streams", streams-whole, streams)
+	}
+	for i, c := range []setup{
+		{d: 200, m: 10, s: 20, lossName: "logistic", alpha: 1, C: 1, diag: true},
+		{d: 120, m: 7, s: 12, lossName: "squared", alpha: 0, C: 1, robust: true},
+	} {
+		c.seed = uint64(310 + i)
+		t.Run("son_"+c.String(), func(t *testing.T) {
+			cfg := c.config()
+			cfg.Gate, cfg.GateFrom = 2, -1
+			a, ska := newSparse(t, c, cfg)
+			b, skb := newSparse(t, c, cfg)
+			skb.leanSolveOff = true
+			for step, ex := range c.data(1500) {
+				if pa, pb := a.Learn(&ex), b.Learn(&ex); !(dense.Rel(pa, pb) <= 1e-9) {
+					t.Fatalf("step %d: lean solve %v, without %v", step, pa, pb)
+				}
+			}
+			if ska.leanSolves == 0 {
+				t.Fatal("the lean solve never ran")
+			}
+			t.Logf("lean solves %d of %d absorbs", ska.leanSolves, ska.Counts().Absorbs)
+		})
+	}
+	if !(4*solves > absorbs) {
+		t.Fatalf("the lean candidate took %d of %d open-loop absorbs", solves, absorbs)
 	}
 }

@@ -15,7 +15,7 @@ func (s *Sketch) shrink(st *sparse.Step, h sparse.Host, c, kap float64, zero boo
 	s.gateOn = s.cfg.Gate > 0 && st.Seen >= s.gateFrom
 	s.pcap = s.pmax
 	if s.gateOn {
-		s.pcap = min(s.pmax, gatedRowCap(s.m))
+		s.pcap = min(s.pmax, s.gatedCap())
 	}
 	for compacted := false; ; compacted = true {
 		z := st.Z[:s.p]
@@ -246,7 +246,8 @@ func (s *Sketch) choose(z []float64, c, kap float64, keep int, compacted bool) (
 	p := s.p
 	var kab float64
 	var okAb, band bool
-	if s.leanCase(keep, false) {
+	lean := s.leanCase(keep, false)
+	if lean {
 		// The lean path of the gated sketch (gate.go): every direction of
 		// [S; ĝᵀ] is kept, and F_a = Λ^{−1/2}U_{:,1:keep}ᵀ·[C; 0] has rank
 		// at most q < keep, so the absorb is infeasible — the common case
@@ -273,7 +274,10 @@ func (s *Sketch) choose(z []float64, c, kap float64, keep int, compacted bool) (
 			break
 		}
 		keep = k
+		// One drop from the lean case: the lean candidate first (lean.go).
+		s.leanTry = lean && s.gateTries == 1
 		kab, okAb, _ = s.absorbCandidate(z, c, kap, keep, compacted)
+		s.leanTry = false
 	}
 	if okAb && kab <= s.theta {
 		return moveAbsorb, keep
@@ -328,10 +332,35 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int, exact bo
 			dd[j] = 1
 		}
 	}
+	cs := s.dsc2[:p]
+	if s.leanTry && !exact && keep == s.q && !s.leanSolveOff && s.gateLimit == nil && s.leanDelta(keep, kap) {
+		// The lean candidate (lean.go), kept if the absorb it gives is
+		// accepted; else the general one below.
+		clear(cs)
+		for i := 0; i < keep; i++ {
+			for j, v := range s.fa[i*fs:][:p] {
+				x := v * dd[j]
+				cs[j] += x * x
+			}
+		}
+		kab, okAb, band = s.judgeAbsorb(z, c, kap, keep, exact, dd)
+		if okAb && kab <= s.theta {
+			s.leanSolves++
+			return kab, okAb, band
+		}
+		kab = math.Inf(1)
+		// condEst reused dsc: the row norms again.
+		for j := 0; j < p; j++ {
+			dd[j] = math.Sqrt(max(s.K[j*pm+j], 0))
+			if !(dd[j] > 0) || !linalg.IsFinite(dd[j]) {
+				dd[j] = 1
+			}
+		}
+	}
 	// With A = F_aD its column sums of squares cs, from which the κ̂
 	// bound below takes ‖F_aD′‖_F² (D′ the new row norms) without another
 	// pass over F_a.
-	A, cs := s.qa[:keep*p], s.dsc2[:p]
+	A := s.qa[:keep*p]
 	clear(cs)
 	for i := 0; i < keep; i++ {
 		src := s.fa[i*fs:][:p] // of dd's and cs's length: no bounds checks below
@@ -349,6 +378,14 @@ func (s *Sketch) absorbCandidate(z []float64, c, kap float64, keep int, exact bo
 	for j := range d {
 		d[j] *= dd[j]
 	}
+	return s.judgeAbsorb(z, c, kap, keep, exact, dd)
+}
+
+// judgeAbsorb is absorbCandidate's verdict on the candidate δ in dlt (dd
+// the row norms of Z, dsc2 the column sums of squares of F_a·diag(dd)).
+func (s *Sketch) judgeAbsorb(z []float64, c, kap float64, keep int, exact bool, dd []float64) (kab float64, okAb, band bool) {
+	p, pm := s.p, s.pmax
+	d := s.dlt[:p]
 	// The absorb adds δ_jĝ to row j of Z: when that swamps the row,
 	// its old content (and w̄ through Host.Absorb's compensation)
 	// keeps only ε·|δ̂_j|‖ĝ‖ relative accuracy, and the residual of

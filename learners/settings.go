@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sparseson/sparseson/ada"
+	"github.com/sparseson/sparseson/fd"
 	"github.com/sparseson/sparseson/gd"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/son"
@@ -223,8 +224,18 @@ func sonFamilyOptions(s *Settings) model.Options {
 	o["oja_rate"], o["random_seed"] = FormatFloat(s.OjaRate), strconv.FormatUint(s.Seed, 10)
 	// Absent = exact FD, so that its models stay as they were; a run that
 	// resumes a model states it to be checked.
-	if (kind == "fd" || kind == "rfd") && s.FDGate != 0 || s.Resume && s.given("fd_gate") {
-		o["fd_gate"] = FormatFloat(s.FDGate)
+	gate := s.FDGate
+	if !s.given("fd_gate") && !s.Resume {
+		gate = fd.SONGate // FTSL's and S-ADA's 0.3 is --fd_gate's default
+	}
+	if (kind == "fd" || kind == "rfd") && gate != 0 || s.Resume && s.given("fd_gate") {
+		o["fd_gate"] = FormatFloat(gate)
+	}
+	if (kind == "fd" || kind == "rfd") && gate != 0 && !s.Resume {
+		// The gated sketch's Z row cap from the start (fd.GatedRowCap),
+		// so that every feature's row is as narrow; a model without it
+		// has fd's 2m (the gated models before it, and exact FD).
+		o["row_cap"] = strconv.Itoa(fd.GatedRowCap(s.SketchSize))
 	}
 	return o
 }

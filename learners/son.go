@@ -64,9 +64,14 @@ func Sketches() []string {
 
 func fdKind(robust, fast bool) func(o model.Options, p *optParser) (sparse.Sketch, error) {
 	return func(o model.Options, p *optParser) (sparse.Sketch, error) {
-		// Models without fd_gate are exact FD (as every model before it).
-		return fd.New(fd.Config{M: p.int(o, "m"), Alpha: sketchAlpha(o, p), Robust: robust, Fast: fast, HostAlpha: ScaledSketch(o),
-			Gate: optFloat(o, "fd_gate", 0, p)})
+		// Models without fd_gate are exact FD (as every model before it),
+		// those without row_cap have fd's default cap.
+		cfg := fd.Config{M: p.int(o, "m"), Alpha: sketchAlpha(o, p), Robust: robust, Fast: fast, HostAlpha: ScaledSketch(o),
+			Gate: optFloat(o, "fd_gate", 0, p)}
+		if _, ok := o["row_cap"]; ok {
+			cfg.RowCap = p.int(o, "row_cap")
+		}
+		return fd.New(cfg)
 	}
 }
 

@@ -403,7 +403,7 @@ func TestModelOptionChecks(t *testing.T) {
 		// before the gate); it stands for 0.
 		{fdExact, []string{"--fd_gate", "0.1"}, `fd_gate="0"`},
 		{fdExact, []string{"--fd_gate", "0"}, ""},
-		{fdGated, []string{"--fd_gate", "0"}, `fd_gate="0.3"`},
+		{fdGated, []string{"--fd_gate", "0"}, `fd_gate="2"`},
 		{fdGated, nil, ""},
 	} {
 		_, stderr, code := sparseson(t, nil, append(append([]string{"--quiet", "-i", c.model}, c.args...), data)...)
