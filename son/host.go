@@ -18,34 +18,12 @@ func (s *Learner) Absorb(delta []float64) {
 	delta = delta[:p]
 	c := s.c
 	cb := c * linalg.Dot(delta, s.b[:p])
-	rows := s.tab.Rows
-	xt := s.xt[:len(s.offs)]
 	pend, f := s.pend, s.pendF
 	s.pend = false
-	var wx, sq float64 // w̄·x̃ before the absorb, Σ_I w̄_j² after it
-	// Two loops rather than a test of pend per feature, each loading w̄_j
-	// by index (a slice of the row cost its bounds checks): Oja-SON on
-	// news20×10, 0.52e9 instructions here before, 0.36e9 after.
-	if pend {
-		for k, o := range s.offs {
-			x := xt[k]
-			w := rows[o] - f*x
-			wx += w * x
-			w -= cb * x
-			rows[o] = w
-			sq += w * w
-		}
-	} else {
-		for k, o := range s.offs {
-			x := xt[k]
-			w := rows[o]
-			wx += w * x
-			w -= cb * x
-			rows[o] = w
-			sq += w * w
-		}
-	}
-	scatterZ(rows, s.offs, xt, c, delta)
+	// w̄·x̃ before the absorb and Σ_I w̄_j² after it, with the weight
+	// step and Z's rank-one update, in one pass over the rows
+	// (linalg.AbsorbScatter: the bits of a loop over w̄ and scatterZ).
+	wx, sq := linalg.AbsorbScatter(s.tab.Rows, s.offs, s.xt[:len(s.offs)], c, delta, pend, f, cb)
 	s.sqI, s.sqOK = sq, true
 	if s.lz.on {
 		// y = Z·w̄ gains Σ_I (Z_j + δĝ_j)(w̄_j − cb·x̃_j) − Z_j w̄_j.
