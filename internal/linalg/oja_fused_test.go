@@ -43,14 +43,14 @@ func rescaleGatherRef(z, rows []float64, offs []int, val, xt []float64, dOff int
 
 func absorbScatterRef(rows []float64, offs []int, xt []float64, c float64, delta []float64, pend bool, f, cb float64) (wx, sq float64) {
 	for k, o := range offs {
+		w := rows[o]
 		if pend {
-			rows[o] = float64(rows[o] - float64(f*xt[k]))
+			w = float64(w - float64(f*xt[k]))
 		}
-	}
-	for k, o := range offs {
-		wx = float64(wx + float64(rows[o]*xt[k]))
-		rows[o] = float64(rows[o] - float64(cb*xt[k]))
-		sq = float64(sq + float64(rows[o]*rows[o]))
+		wx = float64(wx + float64(w*xt[k]))
+		w = float64(w - float64(cb*xt[k]))
+		rows[o] = w
+		sq = float64(sq + float64(w*w))
 	}
 	scatterRef(rows[1:], offs, xt, c, delta)
 	return wx, sq
@@ -60,7 +60,9 @@ func sameBit(a, b float64) bool { return math.Float64bits(a) == math.Float64bits
 
 // fusedCase is colsCase with rows wide enough for the diagonal's two
 // columns after Z's p (at dOff = p+1) and values for every feature; some
-// D_j are huge or NaN, so that the saturation shows.
+// D_j are huge or NaN, so that the saturation shows, and some features
+// repeat the row of the one before (hash collisions: RescaleGather's
+// pairs must then go one at a time).
 func fusedCase(r *rand.Rand, p, s int) (rows []float64, offs []int, val []float64, dOff int) {
 	dOff = p + 1
 	stride := p + 3
@@ -81,6 +83,11 @@ func fusedCase(r *rand.Rand, p, s int) (rows []float64, offs []int, val []float6
 			rows[o+dOff] = math.Inf(1)
 		default:
 			rows[o+dOff] = math.Abs(rows[o+dOff])
+		}
+	}
+	for k := 1; k < len(offs); k++ {
+		if r.IntN(8) == 0 {
+			offs[k] = offs[k-1]
 		}
 	}
 	val = make([]float64, s+r.IntN(2))
