@@ -120,12 +120,14 @@ func (s *Learner) Transform(T []float64, nr int, gram []float64) {
 	if gram != nil {
 		clear(gram[:nr*nr])
 	}
+	// buf = T·col as GatherCols over Tᵀ's rows (row j: T's column j),
+	// whose every lane sums over j in order as Dot(T_i, col) does: the
+	// same bits, all nr rows of T in one pass over col.
+	tt, offT := s.transposed(T, nr, p)
 	rows := s.tab.Rows
 	for o := 0; o < len(rows); o += s.stride {
 		col := rows[o+1 : o+1+s.pmax]
-		for i := range buf {
-			buf[i] = linalg.Dot(T[i*p:i*p+p], col[:p])
-		}
+		linalg.GatherCols(buf, tt, offT, col[:p])
 		copy(col, buf)
 		clear(col[nr:max(nr, p)])
 		if gram != nil {
@@ -136,6 +138,23 @@ func (s *Learner) Transform(T []float64, nr int, gram []float64) {
 		linalg.MirrorUpper(gram, nr)
 	}
 	s.exampleZ(nr)
+}
+
+// transposed returns Tᵀ (p×nr, row-major) for the nr×p T, and the
+// offsets of its rows, in scratch kept by the learner.
+func (s *Learner) transposed(T []float64, nr, p int) (tt []float64, offs []int) {
+	if cap(s.tt) < nr*p {
+		s.tt = make([]float64, nr*p)
+	}
+	s.tt = s.tt[:nr*p]
+	s.ttOffs = s.ttOffs[:0]
+	for j := 0; j < p; j++ {
+		for i := 0; i < nr; i++ {
+			s.tt[j*nr+i] = T[i*p+j]
+		}
+		s.ttOffs = append(s.ttOffs, j*nr)
+	}
+	return s.tt, s.ttOffs
 }
 
 // exampleZ recomputes st.Z = Z·x̃ over the first nr rows after a transform.

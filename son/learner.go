@@ -117,6 +117,10 @@ type Learner struct {
 	kb   []float64
 	tk   []float64
 
+	// Tᵀ and its rows' offsets (an eager Transform's scratch)
+	tt     []float64
+	ttOffs []int
+
 	// per-example scratch
 	offs []int     // row offsets of the example's features
 	xt   []float64 // x̃
