@@ -85,7 +85,7 @@ type Sketch struct {
 	knorm   float64 // ‖K‖_F at the last condition check
 	alpha   float64 // α (Config.Alpha unless the SON core sets it)
 
-	v, u, y, delta, acc []float64 // scratch
+	v, u, y, delta, acc, az []float64 // scratch
 }
 
 // New returns an empty sketch.
@@ -112,7 +112,7 @@ func New(cfg Config) (*Sketch, error) {
 	return &Sketch{
 		cfg: cfg, alpha: cfg.Alpha, F: make([]float64, m*m), K: make([]float64, m*m), lam: make([]float64, m),
 		v: make([]float64, m), u: make([]float64, m), y: make([]float64, m),
-		delta: make([]float64, m), acc: make([]float64, m),
+		delta: make([]float64, m), acc: make([]float64, m), az: make([]float64, m),
 	}, nil
 }
 
@@ -230,15 +230,16 @@ func (o *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	// Line 2 (scalar Γ): δ = F⁻¹Γ V ĝ = γ c z; a = Zĝ = c z; κ = ‖ĝ‖².
 	delta := o.delta[:p]
 	kap := c * c * n
+	a := o.az[:p] // a = c·z, formed once rather than once per entry of K
 	for i := range delta {
 		delta[i] = gam * c * z[i]
+		a[i] = c * z[i]
 	}
 	for i := 0; i < p; i++ {
-		ai := c * z[i]
+		ai, di, kdi := a[i], delta[i], kap*delta[i]
 		row := o.K[i*m : i*m+p]
-		for j := 0; j < p; j++ {
-			aj := c * z[j]
-			row[j] += delta[i]*aj + ai*delta[j] + kap*delta[i]*delta[j]
+		for j, aj := range a {
+			row[j] += di*aj + ai*delta[j] + kdi*delta[j]
 		}
 	}
 	// Line 3: Z ← Z + δĝᵀ (the Host keeps w fixed and z current).
