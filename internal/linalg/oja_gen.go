@@ -169,31 +169,31 @@ func scaleGather(n int) {
 func rescalePair(n int) {
 	p("\tLEAQ (SI)(DX*8), BX")
 	p("\tLEAQ (SI)(R14*8), R11")
-	p("\tMOVUPD (R13)(AX*8), X8")   // x
-	p("\tMOVAPD X8, X9")            //
-	p("\tMULPD X12, X9")            // gx = d·x
-	p("\tMOVAPD X9, X10")           //
-	p("\tMULPD X13, X10")           // h·gx
-	p("\tMULPD X9, X10")            // (h·gx)·gx
-	p("\tMOVSD (BX)(R12*8), X9")    //
-	p("\tMOVHPD (R11)(R12*8), X9")  // the two D_j
-	p("\tADDPD X9, X10")            // dd = D + h·gx·gx
-	p("\tMINPD X15, X10")           // dd < MaxFloat64 ? dd : MaxFloat64, NaN included
-	p("\tMOVSD X10, (BX)(R12*8)")   //
+	p("\tMOVUPD (R13)(AX*8), X8") // x
+	p("\tMOVAPD X8, X9")
+	p("\tMULPD X12, X9") // gx = d·x
+	p("\tMOVAPD X9, X10")
+	p("\tMULPD X13, X10") // h·gx
+	p("\tMULPD X9, X10")  // (h·gx)·gx
+	p("\tMOVSD (BX)(R12*8), X9")
+	p("\tMOVHPD (R11)(R12*8), X9") // the two D_j
+	p("\tADDPD X9, X10")           // dd = D + h·gx·gx
+	p("\tMINPD X15, X10")          // dd < MaxFloat64 ? dd : MaxFloat64, NaN included
+	p("\tMOVSD X10, (BX)(R12*8)")
 	p("\tMOVHPD X10, (R11)(R12*8)") // D = dd
 	p("\tADDPD X14, X10")           // d0 + dd
-	p("\tSQRTPD X10, X10")          //
-	p("\tMOVUPD ojaOne<>(SB), X9")  //
-	p("\tDIVPD X10, X9")            // r = 1/√(d0 + dd)
-	p("\tMOVSD X9, 8(BX)(R12*8)")   //
-	p("\tMOVHPD X9, 8(R11)(R12*8)") //
-	p("\tMULPD X9, X8")             // x·r
-	p("\tMOVUPD X8, (R9)(AX*8)")    //
-	p("\tMOVAPD X8, X9")            //
-	p("\tMULPD X8, X9")             //
-	p("\tADDSD X9, X11")            // n += x₀²
-	p("\tUNPCKHPD X9, X9")          //
-	p("\tADDSD X9, X11")            // n += x₁²
+	p("\tSQRTPD X10, X10")
+	p("\tMOVUPD ojaOne<>(SB), X9")
+	p("\tDIVPD X10, X9") // r = 1/√(d0 + dd)
+	p("\tMOVSD X9, 8(BX)(R12*8)")
+	p("\tMOVHPD X9, 8(R11)(R12*8)")
+	p("\tMULPD X9, X8") // x·r
+	p("\tMOVUPD X8, (R9)(AX*8)")
+	p("\tMOVAPD X8, X9")
+	p("\tMULPD X8, X9")
+	p("\tADDSD X9, X11") // n += x₀²
+	p("\tUNPCKHPD X9, X9")
+	p("\tADDSD X9, X11") // n += x₁²
 	if n > 0 {
 		p("\tMOVAPD X8, X10")
 		p("\tUNPCKLPD X10, X10")
