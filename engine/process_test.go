@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/sparseson/sparseson/learners"
@@ -31,7 +32,7 @@ func example(n int) *sparse.Example {
 
 // TestProcessAllocs: the per-example path (accounting, the output stack,
 // the learner) allocates nothing once the example's features are in the
-// model, for a scalar model and under OAA.
+// model, for a scalar model, under OAA and for Oja-SON.
 func TestProcessAllocs(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -40,12 +41,20 @@ func TestProcessAllocs(t *testing.T) {
 		{"adagrad", nil},
 		{"logistic", map[string]string{"loss": "logistic", "link": "logistic"}},
 		{"oaa", map[string]string{"oaa": "3"}},
+		// Oja-SON m = 10 as --oja -m 10 sets it (the fused per-feature
+		// kernels, the sketch's update).
+		{"oja", map[string]string{"learner": "son", "sketch": "oja", "m": "10", "loss": "logistic", "link": "logistic",
+			"learning_rate": "5", "eta0": "1", "eta_power": "0.5", "sigma": "0", "sketch_scale": "0", "projection": "+Inf",
+			"random_seed": "0", "oja_rate": "1", "diag": "true", "diag_sketch": "scaled", "alpha": "auto"}},
 	} {
 		o := learners.DefaultOptions(12)
 		for k, v := range tc.set {
 			o[k] = v
 		}
 		e := newQuiet(t, o)
+		if got, want := fmt.Sprintf("%T", e.Learner()), map[string]string{"oja": "*son.Learner"}[tc.name]; want != "" && got != want {
+			t.Fatalf("%s: the learner is a %s, want %s", tc.name, got, want)
+		}
 		ex := example(20)
 		if tc.set["oaa"] != "" {
 			ex.Label = 2

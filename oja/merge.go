@@ -41,6 +41,7 @@ func (o *Sketch) Basis() ([]float64, int) {
 // sketch, which trains on as it would have.
 // Re-basings and rounds add up.
 func (o *Sketch) Merge(ms *sparse.SketchMerge) error {
+	o.fzOK = false // F changes (Update's memo of F·z)
 	if err := o.mergeCounts(ms); err != nil {
 		return err
 	}
@@ -157,6 +158,7 @@ func keptDirections(lam []float64, n, m int) (cols []int, e []float64) {
 // setMerged sets the sketch to the keep rows the SON core wrote (Gram
 // matrix gram): K, F = chol(K)⁻¹ and Λ = E′/t.
 func (o *Sketch) setMerged(gram []float64, keep int, e []float64) error {
+	o.fzOK = false
 	m := o.cfg.M
 	o.p = keep
 	clear(o.K)

@@ -85,7 +85,15 @@ type Sketch struct {
 	knorm   float64 // ‖K‖_F at the last condition check
 	alpha   float64 // α (Config.Alpha unless the SON core sets it)
 
-	v, u, y, delta, acc []float64 // scratch
+	v, u, y, delta, acc, az []float64 // scratch
+
+	// F·z as MulM last formed it, for that z (fzz): in the scaled form the
+	// core's step multiplies z by F in MulM and the update then does again
+	// (line 1), with F unchanged between them, since only Update, Load and
+	// Merge change F, and each drops the memo.
+	fzv, fzz []float64
+	fzP      int
+	fzOK     bool
 }
 
 // New returns an empty sketch.
@@ -112,7 +120,8 @@ func New(cfg Config) (*Sketch, error) {
 	return &Sketch{
 		cfg: cfg, alpha: cfg.Alpha, F: make([]float64, m*m), K: make([]float64, m*m), lam: make([]float64, m),
 		v: make([]float64, m), u: make([]float64, m), y: make([]float64, m),
-		delta: make([]float64, m), acc: make([]float64, m),
+		delta: make([]float64, m), acc: make([]float64, m), az: make([]float64, m),
+		fzv: make([]float64, m), fzz: make([]float64, m),
 	}, nil
 }
 
@@ -167,6 +176,9 @@ func (o *Sketch) MulM(dst, z []float64) {
 	p := o.p
 	y := o.y[:p]
 	o.fz(y, z)
+	copy(o.fzv[:p], y)
+	copy(o.fzz[:p], z[:p])
+	o.fzP, o.fzOK = p, true
 	for i := range y {
 		e := o.t * o.lam[i]
 		y[i] *= e / (o.alpha + e)
@@ -198,6 +210,8 @@ func (o *Sketch) mulLive(dst, z []float64, inv bool) {
 // Update is Alg. 5's SketchUpdate for ĝ = c·x̃ with scalar steps: Γ_t for
 // Λ and the capped γ_t (see DefaultStepCap) for V.
 func (o *Sketch) Update(st *sparse.Step, h sparse.Host) {
+	memo := o.fzOK
+	o.fzOK = false
 	o.t++
 	lgam := math.Min(o.cfg.Rate/o.t, 1)
 	c, n := st.C, st.N
@@ -222,7 +236,11 @@ func (o *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	z := st.Z[:p]
 	// Line 1: v = V ĝ = c·F z, Λ ← (1−Γ)Λ + Γ v∘v.
 	v := o.v[:p]
-	o.fz(v, z)
+	if memo && o.fzP == p && sameBits(o.fzz[:p], z) {
+		copy(v, o.fzv[:p])
+	} else {
+		o.fz(v, z)
+	}
 	for i := range v {
 		v[i] *= c
 		o.lam[i] = (1-lgam)*o.lam[i] + lgam*v[i]*v[i]
@@ -230,15 +248,16 @@ func (o *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	// Line 2 (scalar Γ): δ = F⁻¹Γ V ĝ = γ c z; a = Zĝ = c z; κ = ‖ĝ‖².
 	delta := o.delta[:p]
 	kap := c * c * n
+	a := o.az[:p] // a = c·z, formed once rather than once per entry of K
 	for i := range delta {
 		delta[i] = gam * c * z[i]
+		a[i] = c * z[i]
 	}
 	for i := 0; i < p; i++ {
-		ai := c * z[i]
+		ai, di, kdi := a[i], delta[i], kap*delta[i]
 		row := o.K[i*m : i*m+p]
-		for j := 0; j < p; j++ {
-			aj := c * z[j]
-			row[j] += delta[i]*aj + ai*delta[j] + kap*delta[i]*delta[j]
+		for j, aj := range a {
+			row[j] += di*aj + ai*delta[j] + kdi*delta[j]
 		}
 	}
 	// Line 3: Z ← Z + δĝᵀ (the Host keeps w fixed and z current).
@@ -268,6 +287,16 @@ func (o *Sketch) Update(st *sparse.Step, h sparse.Host) {
 		}
 		o.condition()
 	}
+}
+
+// sameBits reports whether a and b (of one length) hold the same bits.
+func sameBits(a, b []float64) bool {
+	for i, x := range a {
+		if math.Float64bits(x) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // maybeAppend adds the part of ĝ outside the current rows as a new row
@@ -504,6 +533,7 @@ func (o *Sketch) Save(w *model.Writer) {
 
 // Load implements sparse.Sketch; the Config must be the saved model's.
 func (o *Sketch) Load(r *model.Reader) error {
+	o.fzOK = false
 	m := o.cfg.M
 	p := int(r.Uint32())
 	o.rebases = int(r.Uint64())

@@ -3,12 +3,14 @@ package oja
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
 	"github.com/sparseson/sparseson/internal/dense"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/son"
+	"github.com/sparseson/sparseson/sparse"
 )
 
 type setup struct {
@@ -338,5 +340,57 @@ func TestEtaPower(t *testing.T) {
 				t.Fatalf("%s step %d: sparse %.15g dense %.15g", lossName, i, a, b)
 			}
 		}
+	}
+}
+
+// nopHost is a Host that changes nothing: enough to drive two sketches
+// through the same updates.
+type nopHost struct{}
+
+func (nopHost) Absorb([]float64)                    {}
+func (nopHost) Append()                             {}
+func (nopHost) Fold()                               {}
+func (nopHost) Transform([]float64, int, []float64) {}
+
+// TestMulMMemo: Update reuses the F·z of the MulM before it only for that
+// z. A sketch given MulM calls between its updates — with the update's z,
+// with another z, or none — keeps the bits of one given none.
+func TestMulMMemo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	mk := func() *Sketch {
+		s, err := New(Config{M: 5, Alpha: 1, Rate: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	plain, memo := mk(), mk()
+	dst := make([]float64, 5)
+	for it := range 400 {
+		z := make([]float64, 5)
+		for i := range z {
+			z[i] = rng.NormFloat64()
+		}
+		c, n := rng.NormFloat64(), 10+rng.Float64()
+		switch it % 3 {
+		case 0:
+			memo.MulM(dst, z)
+		case 1:
+			other := append([]float64(nil), z...)
+			other[rng.IntN(len(other))] += 1
+			memo.MulM(dst, other)
+		}
+		plain.Update(&sparse.Step{C: c, N: n, Z: append([]float64(nil), z...)}, nopHost{})
+		memo.Update(&sparse.Step{C: c, N: n, Z: z}, nopHost{})
+		for _, pair := range [][2][]float64{{plain.F, memo.F}, {plain.K, memo.K}, {plain.lam, memo.lam}} {
+			for i := range pair[0] {
+				if math.Float64bits(pair[0][i]) != math.Float64bits(pair[1][i]) {
+					t.Fatalf("update %d: the sketch given MulM calls differs from the one given none", it)
+				}
+			}
+		}
+	}
+	if plain.p == 0 {
+		t.Fatal("no rows: the updates tested nothing")
 	}
 }

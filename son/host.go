@@ -18,34 +18,12 @@ func (s *Learner) Absorb(delta []float64) {
 	delta = delta[:p]
 	c := s.c
 	cb := c * linalg.Dot(delta, s.b[:p])
-	rows := s.tab.Rows
-	xt := s.xt[:len(s.offs)]
 	pend, f := s.pend, s.pendF
 	s.pend = false
-	var wx, sq float64 // w̄·x̃ before the absorb, Σ_I w̄_j² after it
-	// Two loops rather than a test of pend per feature, each loading w̄_j
-	// by index (a slice of the row cost its bounds checks): Oja-SON on
-	// news20×10, 0.52e9 instructions here before, 0.36e9 after.
-	if pend {
-		for k, o := range s.offs {
-			x := xt[k]
-			w := rows[o] - f*x
-			wx += w * x
-			w -= cb * x
-			rows[o] = w
-			sq += w * w
-		}
-	} else {
-		for k, o := range s.offs {
-			x := xt[k]
-			w := rows[o]
-			wx += w * x
-			w -= cb * x
-			rows[o] = w
-			sq += w * w
-		}
-	}
-	scatterZ(rows, s.offs, xt, c, delta)
+	// w̄·x̃ before the absorb and Σ_I w̄_j² after it, with the weight
+	// step and Z's rank-one update, in one pass over the rows
+	// (linalg.AbsorbScatter: the bits of a loop over w̄ and scatterZ).
+	wx, sq := linalg.AbsorbScatter(s.tab.Rows, s.offs, s.xt[:len(s.offs)], c, delta, pend, f, cb)
 	s.sqI, s.sqOK = sq, true
 	if s.lz.on {
 		// y = Z·w̄ gains Σ_I (Z_j + δĝ_j)(w̄_j − cb·x̃_j) − Z_j w̄_j.
@@ -142,12 +120,14 @@ func (s *Learner) Transform(T []float64, nr int, gram []float64) {
 	if gram != nil {
 		clear(gram[:nr*nr])
 	}
+	// buf = T·col as GatherCols over Tᵀ's rows (row j: T's column j),
+	// whose every lane sums over j in order as Dot(T_i, col) does: the
+	// same bits, all nr rows of T in one pass over col.
+	tt, offT := s.transposed(T, nr, p)
 	rows := s.tab.Rows
 	for o := 0; o < len(rows); o += s.stride {
 		col := rows[o+1 : o+1+s.pmax]
-		for i := range buf {
-			buf[i] = linalg.Dot(T[i*p:i*p+p], col[:p])
-		}
+		linalg.GatherCols(buf, tt, offT, col[:p])
 		copy(col, buf)
 		clear(col[nr:max(nr, p)])
 		if gram != nil {
@@ -158,6 +138,23 @@ func (s *Learner) Transform(T []float64, nr int, gram []float64) {
 		linalg.MirrorUpper(gram, nr)
 	}
 	s.exampleZ(nr)
+}
+
+// transposed returns Tᵀ (p×nr, row-major) for the nr×p T, and the
+// offsets of its rows, in scratch kept by the learner.
+func (s *Learner) transposed(T []float64, nr, p int) (tt []float64, offs []int) {
+	if cap(s.tt) < nr*p {
+		s.tt = make([]float64, nr*p)
+	}
+	s.tt = s.tt[:nr*p]
+	s.ttOffs = s.ttOffs[:0]
+	for j := 0; j < p; j++ {
+		for i := 0; i < nr; i++ {
+			s.tt[j*nr+i] = T[i*p+j]
+		}
+		s.ttOffs = append(s.ttOffs, j*nr)
+	}
+	return s.tt, s.ttOffs
 }
 
 // exampleZ recomputes st.Z = Z·x̃ over the first nr rows after a transform.

@@ -5,12 +5,15 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/oja"
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// TestGatherZAddTo: gatherZ, scatterZ and the unrolled addTo give the
+// TestGatherZAddTo: gatherZ, the column scatter (linalg.ScatterCols
+// over the Z columns of the rows, which linalg.AbsorbScatter's tests check
+// the fused absorb against) and the unrolled addTo give the
 // bits of the plain loops they replace (z[i] += x_k·Z_{k,i} over k in
 // order, Z_{k,i} += (c·x_k)·δ_i, y[i] += a·x[i]) for every length p of a
 // Z column up to 19 (blocks of 8 and every tail of 1–7 columns), with
@@ -63,10 +66,12 @@ func TestGatherZAddTo(t *testing.T) {
 					wantRows[o+1+i] += c * xt[k] * d
 				}
 			}
-			scatterZ(rows, offs, xt, c, delta)
+			if len(offs) > 0 {
+				linalg.ScatterCols(rows[1:], offs, xt, c, delta)
+			}
 			for j := range rows {
 				if math.Float64bits(rows[j]) != math.Float64bits(wantRows[j]) {
-					t.Fatalf("p=%d features=%d: scatterZ rows[%d] = %v, the loop %v", p, feats, j, rows[j], wantRows[j])
+					t.Fatalf("p=%d features=%d: ScatterCols rows[%d] = %v, the loop %v", p, feats, j, rows[j], wantRows[j])
 				}
 			}
 		}

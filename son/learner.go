@@ -117,6 +117,10 @@ type Learner struct {
 	kb   []float64
 	tk   []float64
 
+	// Tᵀ and its rows' offsets (an eager Transform's scratch)
+	tt     []float64
+	ttOffs []int
+
 	// per-example scratch
 	offs []int     // row offsets of the example's features
 	xt   []float64 // x̃
@@ -359,19 +363,6 @@ func gatherZ(z, rows []float64, offs []int, xt []float64) {
 	linalg.GatherCols(z, rows[1:], offs, xt)
 }
 
-// scatterZ adds c·x̃_k·δ to the Z column of each of the example's rows
-// (Z_k += δĝ_kᵀ, ĝ_k = c·x̃_k, the column of feature k being
-// rows[offs[k]+1 :]): each entry gets (c·x̃_k)·δ_i added once, as
-// addTo(Z_k, c·x̃_k, δ) adds it, with a block of δ held in registers
-// across the example instead of loaded again for every row
-// (linalg.ScatterCols).
-func scatterZ(rows []float64, offs []int, xt []float64, c float64, delta []float64) {
-	if len(rows) == 0 {
-		return
-	}
-	linalg.ScatterCols(rows[1:], offs, xt, c, delta)
-}
-
 // tauC is τ_C(y) = sgn(y)·max(|y| − C, 0) of Lemma 1.
 func tauC(y, C float64) float64 {
 	switch {
@@ -396,11 +387,11 @@ func (s *Learner) Predict(ex *sparse.Example) float64 {
 
 // resolveZ is resolve's lookup, creating the rows of unseen features,
 // followed by zx(p): the first pass of Learn over the example's rows (the
-// sums run in zx's order: the same bits). The lookups (Offsets), then a loop that only loads one value of
-// each cache line of each row, so that the misses of all the example's
-// slot-index entries, and then of all its rows, overlap; the second
-// loop brings stale rows up to date (deferred steps) and computes x̃, and
-// gatherZ then z, from rows in cache. Oja-SON on news20: 6607 → 6276 ns
+// sums run in zx's order: the same bits). The lookups (Offsets), then the
+// rows' cache lines prefetched, so that the misses of all the example's
+// slot-index entries, and then of all its rows, overlap; stale rows are
+// brought up to date (deferred steps), and one pass computes x̃ and z
+// (linalg.ScaleGather). Oja-SON on news20: 6607 → 6276 ns
 // per example (without deferred steps the lookups had computed x̃ and z
 // as they went; the fastest of passes 2–6, best of 8 alternated runs,
 // load 3.4); the lookups apart from the row loads: 1.88 → 1.63 CPU-s
@@ -441,29 +432,19 @@ func (s *Learner) resolveZ(ex *sparse.Example, p int) (n, wx, wsq float64) {
 	for _, r := range stale {
 		s.current(r)
 	}
-	z := s.z[:p]
-	diag, d1 := s.cfg.Diag, s.dOff+1
 	offs := s.offs
-	val := ex.Val[:len(offs)]
 	if cap(s.xt) < len(offs) {
 		s.xt = make([]float64, 0, 2*len(offs))
 	}
-	// Indexed loads rather than a slice of each row: a row's slice
-	// expression cost a dozen instructions per feature in bounds checks.
-	xt := s.xt[:len(offs)]
-	for i, o := range offs {
-		x := val[i]
-		if diag {
-			x *= rows[o+d1]
-		}
-		xt[i] = x
-		n += x * x
-		w := rows[o]
-		wx += w * x
-		wsq += w * w
+	s.xt = s.xt[:len(offs)]
+	scale := -1
+	if s.cfg.Diag {
+		scale = s.dOff + 1
 	}
-	s.xt = xt
-	gatherZ(z, rows, offs, xt)
+	// x̃ = D^{-1/2}x, its norm, w̄·x̃, Σ w̄_j² and z = Z·x̃ in one pass over
+	// the rows (linalg.ScaleGather: the same sums as a loop and then
+	// gatherZ).
+	n, wx, wsq = linalg.ScaleGather(s.z[:p], rows, offs, ex.Val, s.xt, scale)
 	return n, wx, wsq
 }
 
@@ -533,28 +514,14 @@ func (s *Learner) Learn(ex *sparse.Example) float64 {
 // §5.1 synthetic data (|x_j| ≈ 3.5) the first ĝ then carried 99.9% of
 // Σ‖ĝ‖² and pinned the sketch's top direction to it (docs/algorithms.md §6).
 func (s *Learner) rescale(ex *sparse.Example, d, h float64) (n float64, z []float64) {
-	rows := s.tab.Rows
-	val := ex.Val[:len(s.offs)]
-	xt := s.xt[:len(s.offs)]
 	p := len(s.st.Z)
 	z = s.z[:p]
-	// z = Z·x̃ is summed after the loop, over rows in cache, in zx's order
-	// (gatherZ): the same bits as a second pass over the rows.
-	dOff := s.dOff
-	for k, o := range s.offs {
-		dr := rows[o+dOff : o+dOff+2 : o+dOff+2] // D_j and D_j^{-1/2}
-		x := val[k]
-		gx := d * x
-		// Saturated: D is saved with the model, and a D_j at the top of
-		// the float64 range already scales x_j down to nothing.
-		dd := sat(dr[0] + h*gx*gx)
-		r := 1 / math.Sqrt(diag0+dd)
-		dr[0], dr[1] = dd, r
-		x *= r
-		xt[k] = x
-		n += x * x
-	}
-	gatherZ(z, rows, s.offs, xt)
+	// D, x̃ and ‖x̃‖², then z = Z·x̃ with the new x̃, in one pass over the
+	// rows in cache (linalg.RescaleGather: the bits of the loop and a
+	// gatherZ after it). D_j is saturated as sat does: it is saved with
+	// the model, and a D_j at the top of the float64 range already scales
+	// x_j down to nothing.
+	n = linalg.RescaleGather(z, s.tab.Rows, s.offs, ex.Val, s.xt[:len(s.offs)], s.dOff, d, h, diag0)
 	return n, z
 }
 

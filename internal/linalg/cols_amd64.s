@@ -927,6 +927,11 @@ s16fail:
 	RET
 
 // func prefetchLines(rows []float64, offs []int, size int)
+//
+// A row of 65 to 128 bytes (SON's at m = 6…13 with pre-scaling) has its
+// lines at its first byte, 64 bytes on and its last byte: three
+// prefetches, without the loop over lines (17 instructions a row with
+// it, 10 without, for Oja-SON's 104-byte rows at m = 10).
 TEXT ·prefetchLines(SB), NOSPLIT, $0-56
 	MOVQ rows_base+0(FP), SI
 	MOVQ offs_base+24(FP), R8
@@ -935,6 +940,23 @@ TEXT ·prefetchLines(SB), NOSPLIT, $0-56
 	XORQ AX, AX
 	TESTQ CX, CX
 	JE    pdone
+	CMPQ  R10, $128
+	JHI   ploop
+	CMPQ  R10, $64
+	JLS   ploop
+sloop:
+	MOVQ (R8)(AX*8), DX
+	TESTQ DX, DX
+	JL    snext
+	LEAQ (SI)(DX*8), BX
+	PREFETCHT0 (BX)
+	PREFETCHT0 64(BX)
+	PREFETCHT0 -1(BX)(R10*1)
+snext:
+	INCQ AX
+	CMPQ AX, CX
+	JLT  sloop
+	RET
 ploop:
 	MOVQ (R8)(AX*8), DX
 	TESTQ DX, DX

@@ -17,7 +17,12 @@
 // and Z += δĝᵀ over an example's columns), in SSE2 assembly on amd64 with
 // each value's sum in the order of the Go loops (lanes are values, so the
 // order per value is unchanged), and PrefetchCols asks for an example's
-// rows before they are read. MulRows is the product T·B of a small matrix
+// rows before they are read. ScaleGather, RescaleGather and
+// AbsorbScatter fuse the SON learners' per-feature passes over an
+// example's rows (x̃ and its sums, the diagonal pre-scaling's update, the
+// weight step) with the product or update of Z's columns that followed
+// each, in one SSE2 pass on amd64 with the bits of the separate loops.
+// MulRows is the product T·B of a small matrix
 // with long rows (the deferred steps' ring, FD's rotations), register-
 // blocked in SSE2 on amd64 with the bits of the axpy sequence it replaced.
 // Hot loops read the solver's fields through local
