@@ -92,9 +92,11 @@ func (e *Engine) runShardPass(src parser.Source, cw *parser.CacheWriter, isHoldo
 	}()
 	var counter, gathered int64
 	for {
-		g := &shardGroup{}
+		var g *shardGroup
 		if n := len(free); n > 0 {
 			g, free = free[n-1], free[:n-1]
+		} else {
+			g = &shardGroup{}
 		}
 		readErr := e.gather(src, g, gathered)
 		gathered += int64(len(g.exs))

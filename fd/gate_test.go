@@ -434,11 +434,7 @@ func TestGateLeanAbsorb(t *testing.T) {
 			t.Logf("infeasible (lean) %d, general: infeasible %d band %d", skipped, gen.Counts().AbsorbInfeasible, gen.Counts().AbsorbBand)
 		})
 	}
-	for i, c := range []setup{
-		{d: 200, m: 10, s: 20, lossName: "logistic", alpha: 1, C: 1, diag: true},
-		{d: 120, m: 7, s: 12, lossName: "squared", alpha: 0, C: 1, robust: true},
-	} {
-		c.seed = uint64(280 + i)
+	for _, c := range sonGateSetups(280) {
 		t.Run("son_"+c.String(), func(t *testing.T) {
 			cfg := c.config()
 			cfg.Gate, cfg.GateFrom = 0.3, -1
@@ -536,11 +532,7 @@ func TestAbsorbBound(t *testing.T) {
 	if !(tightIllCond > 0 && tightBounded > 0 && tightBounded < tightAbsorbs) {
 		t.Fatalf("θ = 15: %d absorbs, %d vouched for by the bound, %d refused as ill-conditioned: not both branches", tightAbsorbs, tightBounded, tightIllCond)
 	}
-	for i, c := range []setup{
-		{d: 200, m: 10, s: 20, lossName: "logistic", alpha: 1, C: 1, diag: true},
-		{d: 120, m: 7, s: 12, lossName: "squared", alpha: 0, C: 1, robust: true},
-	} {
-		c.seed = uint64(290 + i)
+	for _, c := range sonGateSetups(290) {
 		for _, eps := range []float64{0, 0.3} {
 			t.Run(fmt.Sprintf("son_%s_eps%g", c, eps), func(t *testing.T) {
 				cfg := c.config()
@@ -610,11 +602,7 @@ func TestGateLeanSolve(t *testing.T) {
 	if 2*whole < streams {
 		t.Fatalf("the moves differed in %d of %d streams", streams-whole, streams)
 	}
-	for i, c := range []setup{
-		{d: 200, m: 10, s: 20, lossName: "logistic", alpha: 1, C: 1, diag: true},
-		{d: 120, m: 7, s: 12, lossName: "squared", alpha: 0, C: 1, robust: true},
-	} {
-		c.seed = uint64(310 + i)
+	for _, c := range sonGateSetups(310) {
 		t.Run("son_"+c.String(), func(t *testing.T) {
 			cfg := c.config()
 			cfg.Gate, cfg.GateFrom = 2, -1
@@ -634,5 +622,15 @@ func TestGateLeanSolve(t *testing.T) {
 	}
 	if !(4*solves > absorbs) {
 		t.Fatalf("the lean candidate took %d of %d open-loop absorbs", solves, absorbs)
+	}
+}
+
+// sonGateSetups are the two SON streams the gate's tests run through the
+// whole learner (logistic with pre-scaling; squared with RFD), seeded
+// seed and seed+1.
+func sonGateSetups(seed uint64) []setup {
+	return []setup{
+		{d: 200, m: 10, s: 20, lossName: "logistic", alpha: 1, C: 1, diag: true, seed: seed},
+		{d: 120, m: 7, s: 12, lossName: "squared", alpha: 0, C: 1, robust: true, seed: seed + 1},
 	}
 }

@@ -103,12 +103,7 @@ func scaleGather(n int) {
 	name := fmt.Sprintf("sg%d", n)
 	p("// func scaleGather%d(z, rows []float64, offs []int, val, xt []float64, scale, lim int) (n, wx, wsq float64, ok bool)", n)
 	p("TEXT ·scaleGather%d(SB), NOSPLIT, $0-161", n)
-	p("\tMOVQ z_base+0(FP), DI")
-	p("\tMOVQ rows_base+24(FP), SI")
-	p("\tMOVQ offs_base+48(FP), R8")
-	p("\tMOVQ offs_len+56(FP), CX")
-	p("\tMOVQ val_base+72(FP), R13")
-	p("\tMOVQ xt_base+96(FP), R9")
+	gatherArgs()
 	p("\tMOVQ scale+120(FP), R12")
 	p("\tMOVQ lim+128(FP), R10")
 	zero(n)
@@ -214,12 +209,7 @@ func rescaleGather(n int) {
 	name := fmt.Sprintf("rg%d", n)
 	p("// func rescaleGather%d(z, rows []float64, offs []int, val, xt []float64, dOff, lim int, d, h, d0 float64) (n float64, ok bool)", n)
 	p("TEXT ·rescaleGather%d(SB), NOSPLIT, $0-169", n)
-	p("\tMOVQ z_base+0(FP), DI")
-	p("\tMOVQ rows_base+24(FP), SI")
-	p("\tMOVQ offs_base+48(FP), R8")
-	p("\tMOVQ offs_len+56(FP), CX")
-	p("\tMOVQ val_base+72(FP), R13")
-	p("\tMOVQ xt_base+96(FP), R9")
+	gatherArgs()
 	p("\tMOVQ dOff+120(FP), R12")
 	p("\tMOVQ lim+128(FP), R10")
 	p("\tMOVSD d+136(FP), X12")
@@ -384,4 +374,15 @@ func main() {
 		absorbScatter(n)
 	}
 	os.Stdout.WriteString(b.String())
+}
+
+// gatherArgs loads the arguments scaleGather and rescaleGather share (z,
+// rows, offs, val, xt: the same frame offsets in both signatures).
+func gatherArgs() {
+	p("\tMOVQ z_base+0(FP), DI")
+	p("\tMOVQ rows_base+24(FP), SI")
+	p("\tMOVQ offs_base+48(FP), R8")
+	p("\tMOVQ offs_len+56(FP), CX")
+	p("\tMOVQ val_base+72(FP), R13")
+	p("\tMOVQ xt_base+96(FP), R9")
 }
