@@ -18,13 +18,29 @@ TEXT ·refreshColAsm(SB), NOSPLIT, $0-56
 	LEAQ 8(DI), BX
 
 trim:
+	CMPQ R10, $2
+	JLT  trim1
+	MOVQ -8(BX)(R10*8), AX
+	ORQ  -16(BX)(R10*8), AX
+	SHLQ $1, AX
+	JNE  trim2
+	SUBQ $2, R10
+	JMP  trim
+
+trim2:
+	MOVQ -8(BX)(R10*8), AX
+	SHLQ $1, AX
+	JNE  trimmed
+	DECQ R10
+	JMP  trimmed
+
+trim1:
 	TESTQ R10, R10
 	JE    zero
-	MOVQ  -8(BX)(R10*8), AX
+	MOVQ  (BX), AX
 	SHLQ  $1, AX
 	JNE   trimmed
-	DECQ  R10
-	JMP   trim
+	XORQ  R10, R10
 
 zero:
 	MOVSD (DI), X0
@@ -267,23 +283,37 @@ wb:
 	MOVQ  m+32(FP), CX
 	MOVQ  $1, AX
 
-cp:
+cp2:
+	LEAQ   2(AX), R12
+	CMPQ   R12, CX
+	JGT    cp1
+	MOVUPS (R9)(AX*8), X0
+	MOVUPS X0, (DI)(AX*8)
+	MOVQ   R12, AX
+	JMP    cp2
+
+cp1:
 	CMPQ  AX, CX
 	JGE   cpd
 	MOVSD (R9)(AX*8), X0
 	MOVSD X0, (DI)(AX*8)
 	INCQ  AX
-	JMP   cp
 
 cpd:
 	XORPS X0, X0
 
-clr:
+clr2:
+	LEAQ   1(AX), R12
+	CMPQ   R12, R10
+	JGT    clr1
+	MOVUPS X0, (DI)(AX*8)
+	LEAQ   2(AX), AX
+	JMP    clr2
+
+clr1:
 	CMPQ  AX, R10
 	JGT   done
 	MOVSD X0, (DI)(AX*8)
-	INCQ  AX
-	JMP   clr
 
 done:
 	MOVQ R10, ret+48(FP)
