@@ -173,33 +173,17 @@ func (s *Learner) current(r int) {
 	}
 }
 
-// refreshRow brings table row r up to date (it must be stale): apply's
-// product written back over the row, in one function (the refreshes are
-// the gated FD's largest cost beside the shrink itself).
+// refreshRow brings table row r up to date (it must be stale): [β; M]·c
+// written back over the row in one kernel call (linalg.RefreshCol, with
+// the bits of the gonum Dgemv and Go loops it replaced). The refreshes
+// are the doubled-buffer learners' largest cost — ADA-FFD refreshes 143
+// rows per example on news20, 30 % of them in the ring's flushes — and
+// the gated FD's beside the shrink itself.
 func (s *Learner) refreshRow(r int) {
 	l := &s.lz
 	e := l.entry(l.stamp[r])
 	o := r * s.stride
-	row := s.tab.Rows[o : o+1+s.pmax : o+1+s.pmax] // w̄_j, then Z's column
-	nr := e.rows
-	c := row[1 : 1+e.p]
-	n := len(c)
-	for n > 0 && c[n-1] == 0 {
-		n--
-	}
-	if n == 0 {
-		// [β; M]·0: what apply's cleared output adds and copies.
-		row[0] += 0
-		clear(row[1 : 1+nr])
-	} else {
-		out := l.tmp[:1+nr]
-		blasImpl.Dgemv(blas.NoTrans, 1+nr, n, 1, l.blk[e.off:], l.ld, row[1:1+n], 1, 0, out, 1)
-		row[0] += out[0]
-		copy(row[1:1+nr], out[1:])
-		if n > nr {
-			clear(row[1+nr : 1+n])
-		}
-	}
+	linalg.RefreshCol(s.tab.Rows[o:o+1+s.pmax], e.p, l.blk[e.off:], l.ld, 1+e.rows, l.tmp)
 	l.stamp[r] = l.gen
 	l.touched = true
 	l.refreshes++

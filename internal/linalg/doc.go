@@ -25,6 +25,9 @@
 // MulRows is the product T·B of a small matrix
 // with long rows (the deferred steps' ring, FD's rotations), register-
 // blocked in SSE2 on amd64 with the bits of the axpy sequence it replaced.
+// RefreshCol is one refresh of that ring — a feature row's column mapped
+// to the current generation and written back — in one SSE2 call with the
+// bits of the gonum Dgemv it replaced.
 // Hot loops read the solver's fields through local
 // slices: Go reloads a field and checks its bounds again after every
 // store through another slice. Nothing here allocates.
