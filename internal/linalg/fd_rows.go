@@ -39,6 +39,20 @@ func (st *FDRows) FormRows(dst []float64, ldd int, u []float64, ldu int, cols []
 	}
 }
 
+// fill4Go writes a block of four rows' coefficients in mulBlock4's layout,
+// tt[8j+2k] = tt[8j+2k+1] = u[j·ldu + cols[k]]·sc[k] for j < r, k < 4, and
+// reports whether one of them is zero or NaN (for block's general path).
+func fill4Go(tt, u []float64, ldu, r int, cols []int, sc []float64) (zero bool) {
+	for j := 0; j < r; j++ {
+		for k := 0; k < 4; k++ {
+			v := u[j*ldu+cols[k]] * sc[k]
+			tt[8*j+2*k], tt[8*j+2*k+1] = v, v
+			zero = zero || v == 0 || v != v
+		}
+	}
+	return zero
+}
+
 // block is FormRows for rows = 4, 2 or 1 output rows (mulRowsBlock's
 // scheme, coefficients computed in place). Filling the kernel's layout one
 // output row at a time instead (a zero check per block) took a third more
@@ -65,6 +79,20 @@ func (st *FDRows) block(rows int, dst []float64, ldd int, u []float64, ldu int, 
 	}
 	if r > 0 {
 		_ = u[(r-1)*ldu+cmax]
+	}
+	// Four rows and no zero coefficient (the common case): the
+	// coefficients by fill4 (assembly on amd64: the compiler spilled
+	// the loop below's live values), then one kernel call.
+	if rows == 4 && r > 0 && r <= chunk {
+		_ = src[(r-1)*lds+w-1] // every term's row
+		if !fill4(tt[:8*r], u, ldu, r, cols[:4], sc[:4]) {
+			o := offs[:r]
+			for j := range o {
+				o[j] = j * lds * 8
+			}
+			mulBlock(rows, dst, ldd, tt[:8*r], o, r, src, w, false)
+			return
+		}
 	}
 	for j, uo := 0, 0; j < r; j, uo = j+1, uo+ldu {
 		q := tt[8*n : 8*n+8 : 8*n+8]

@@ -104,3 +104,35 @@ func BenchmarkFormRows(b *testing.B) {
 		st.FormRows(dst, ldd, U, g, cols, sc, src, lds, nr, r, w)
 	}
 }
+
+// TestFill4: the coefficient kernel (assembly on amd64) must write
+// fill4Go's bits and report a zero or NaN coefficient as fill4Go does, at
+// any position of the block, or FormRows would take its fast path on a
+// skipped term.
+func TestFill4(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 7))
+	special := []float64{0, math.Copysign(0, -1), math.NaN(), math.Inf(1), 5e-324}
+	for it := 0; it < 2000; it++ {
+		r, ldu := 1+rng.IntN(24), 4+rng.IntN(20)
+		u := make([]float64, r*ldu)
+		for k := range u {
+			u[k] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(41)-20))
+		}
+		if it%2 == 1 {
+			u[rng.IntN(len(u))] = special[rng.IntN(len(special))]
+		}
+		cols := []int{rng.IntN(ldu), rng.IntN(ldu), rng.IntN(ldu), rng.IntN(ldu)}
+		sc := []float64{rng.Float64(), rng.Float64(), 1e-300, rng.Float64()}
+		got, want := make([]float64, 8*r), make([]float64, 8*r)
+		gz := fill4(got, u, ldu, r, cols, sc)
+		wz := fill4Go(want, u, ldu, r, cols, sc)
+		if gz != wz {
+			t.Fatalf("it %d: zero %v, fill4Go %v", it, gz, wz)
+		}
+		for k := range want {
+			if math.Float64bits(got[k]) != math.Float64bits(want[k]) && !(math.IsNaN(got[k]) && math.IsNaN(want[k])) {
+				t.Fatalf("it %d: tt[%d] %v, fill4Go %v", it, k, got[k], want[k])
+			}
+		}
+	}
+}
