@@ -30,6 +30,15 @@ func (st *FDRows) FormRows(dst []float64, ldd int, u []float64, ldu int, cols []
 	for ; i+4 <= nr; i += 4 {
 		st.block(4, dst[i*ldd:], ldd, u, ldu, cols[i:i+4], sc[i:i+4], src, lds, r, w, &fin)
 	}
+	if i < nr && nr >= 4 {
+		// The last 1–3 rows as a block of four that ends at row nr − 1,
+		// rewriting rows of the block before with the same values (dst
+		// is only written): one kernel call of four rows instead of one
+		// of two and one of one.
+		i = nr - 4
+		st.block(4, dst[i*ldd:], ldd, u, ldu, cols[i:i+4], sc[i:i+4], src, lds, r, w, &fin)
+		return
+	}
 	if i+2 <= nr {
 		st.block(2, dst[i*ldd:], ldd, u, ldu, cols[i:i+2], sc[i:i+2], src, lds, r, w, &fin)
 		i += 2
