@@ -223,7 +223,8 @@ func (a *arrowEig) vectors(u []float64, n, r, nd int) bool {
 			break
 		}
 		row := a.delta[j*r : j*r+r]
-		xs, zh := a.xv[:r], a.zh[:r]
+		// Of row's length: no bounds check per entry.
+		xs, zh := a.xv[:len(row)], a.zh[:len(row)]
 		s := 1.0
 		for i, dl := range row {
 			x := zh[i] / dl
@@ -237,8 +238,9 @@ func (a *arrowEig) vectors(u []float64, n, r, nd int) bool {
 		// x_i = ẑ_i/(λ_j − p_i) = −ẑ_i/delta, the quotient of the norm's
 		// loop negated: IEEE division rounds symmetrically, so this is
 		// the bits of dividing −ẑ_i again (one division per entry fewer).
-		for i, k := range a.kept[:r] {
-			u[k*N+c] = -xs[i] * nrm
+		kept := a.kept[:len(xs)]
+		for i, x := range xs {
+			u[kept[i]*N+c] = -x * nrm
 		}
 		u[n*N+c] = nrm
 	}
