@@ -449,22 +449,28 @@ func (s *Sketch) kPrime(dst, z []float64, c, kap float64, inPlace bool) (knorm f
 		if !inPlace {
 			copy(row, s.K[i*pm+i:i*pm+p])
 		}
-		linalg.Axpy2(c*d[i], z[i:p], c*z[i]+kap*d[i], d[i:p], row)
+		a, b := c*d[i], c*z[i]+kap*d[i]
 		col := dst[i*pm+i:]
 		if !inPlace {
+			linalg.Axpy2(a, z[i:p], b, d[i:p], row)
 			for j, v := range row {
 				col[j*pm] = v
 			}
 			continue
 		}
 		// The norms' sums take the row's left part (mirrored by the
-		// rows above) first, then the new part as it is mirrored.
+		// rows above) first, then the new part as it is updated (Axpy2's
+		// expression) and mirrored, in one pass over the row.
 		var r float64
 		for _, v := range dst[i*pm : i*pm+i] {
 			r += math.Abs(v)
 			sq += v * v
 		}
+		zi, di := z[i:p], d[i:p]
+		zi, di = zi[:len(row)], di[:len(row)]
 		for j, v := range row {
+			v = (v + a*zi[j]) + b*di[j]
+			row[j] = v
 			col[j*pm] = v
 			r += math.Abs(v)
 			sq += v * v
