@@ -9,9 +9,18 @@ package linalg
 //go:noescape
 func prefetchStaleLines(rows []float64, offs []int, size int, stamp []uint32, gen uint32, rowMul uint64, stale []int) int
 
+// prefetchStaleLong is the kernel for rows longer than 128 bytes (SON's
+// at m ≥ 14: FD's m = 20).
+//
+//go:noescape
+func prefetchStaleLong(rows []float64, offs []int, size int, stamp []uint32, gen uint32, rowMul uint64, stale []int) int
+
 func prefetchStale(rows []float64, offs []int, n int, stamp []uint32, gen uint32, rowMul uint64, stale []int) (int, float64) {
-	if size := 8 * n; size > 64 && size <= 128 && rowMul != 0 {
-		return prefetchStaleLines(rows, offs, size, stamp, gen, rowMul, stale), 0
+	if size := 8 * n; size > 64 && rowMul != 0 {
+		if size <= 128 {
+			return prefetchStaleLines(rows, offs, size, stamp, gen, rowMul, stale), 0
+		}
+		return prefetchStaleLong(rows, offs, size, stamp, gen, rowMul, stale), 0
 	}
 	return staleGo(offs, stamp, gen, rowMul, stale), prefetchCols(rows, offs, n)
 }
