@@ -325,6 +325,7 @@ type Sketch struct {
 	// the shrink in progress has a zero ĝ.
 	cols          []int
 	finv          []float64
+	faRows        linalg.FDRows // formFa's scratch
 	faDone, zeroG bool
 	pcap          int // rows of Z before a shrink compacts (gatedCap)
 	gateLog       func(tries int)

@@ -416,15 +416,21 @@ func (s *Learner) resolveZ(ex *sparse.Example, p int) (n, wx, wsq float64) {
 	// the processor's window until their data came, and cost more
 	// instructions: Oja-SON on news20×10 spent 1.42e9 in this function
 	// then, 0.73e9 with the prefetches and the indexed loads below.
-	touch := linalg.PrefetchCols(rows, s.offs, stride)
 	l := &s.lz
 	stale := l.stale[:0]
+	var touch float64
 	if l.on {
-		for _, o := range s.offs {
-			if r := s.rowOf(o); r >= len(l.stamp) || l.stamp[r] != l.gen {
-				stale = append(stale, r)
-			}
+		// The stale rows in the loop that prefetches the rows' lines
+		// (linalg.PrefetchStale): 125e6 → 75e6 instructions for FD-SON
+		// on news20 (m = 10, 3 cached passes) against the two loops.
+		if cap(stale) < len(s.offs) {
+			stale = make([]int, 0, 2*len(s.offs))
 		}
+		var n int
+		n, touch = linalg.PrefetchStale(rows, s.offs, stride, l.stamp, l.gen, s.rowMul, stale[:len(s.offs)])
+		stale = stale[:n]
+	} else {
+		touch = linalg.PrefetchCols(rows, s.offs, stride)
 	}
 	l.stale = stale
 	l.touch = touch

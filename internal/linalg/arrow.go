@@ -223,23 +223,12 @@ func (a *arrowEig) vectors(u []float64, n, r, nd int) bool {
 			break
 		}
 		row := a.delta[j*r : j*r+r]
-		xs, zh := a.xv[:r], a.zh[:r]
-		s := 1.0
-		for i, dl := range row {
-			x := zh[i] / dl
-			xs[i] = x
-			s += x * x
-		}
-		nrm := 1 / math.Sqrt(s)
+		xs := a.xv[:r]
+		nrm := 1 / math.Sqrt(quotients(xs, a.zh[:r], row))
 		if !IsFinite(nrm) || nrm == 0 {
 			return false
 		}
-		// x_i = ẑ_i/(λ_j − p_i) = −ẑ_i/delta, the quotient of the norm's
-		// loop negated: IEEE division rounds symmetrically, so this is
-		// the bits of dividing −ẑ_i again (one division per entry fewer).
-		for i, k := range a.kept[:r] {
-			u[k*N+c] = -xs[i] * nrm
-		}
+		scatterCol(u, a.kept[:r], N, c, xs, nrm)
 		u[n*N+c] = nrm
 	}
 	for j := 0; j < nd; j++ {
@@ -257,6 +246,32 @@ func (a *arrowEig) vectors(u []float64, n, r, nd int) bool {
 		}
 	}
 	return true
+}
+
+// quotients sets xs_i = zh_i/dl_i and returns 1 + Σ xs_i² (summed in i's
+// order): an eigenvector's entries before normalisation. Its own function:
+// inside vectors' loop over the roots the compiler kept this loop's
+// counter on the stack.
+func quotients(xs, zh, dl []float64) float64 {
+	zh, xs = zh[:len(dl)], xs[:len(dl)]
+	s := 1.0
+	for i, d := range dl {
+		x := zh[i] / d
+		xs[i] = x
+		s += x * x
+	}
+	return s
+}
+
+// scatterCol writes −xs_i·nrm to u's row kept_i (stride N) in column c:
+// x_i = ẑ_i/(λ_j − p_i) = −ẑ_i/delta, the quotient of the norm's loop
+// negated (IEEE division rounds symmetrically, so this is the bits of
+// dividing −ẑ_i again: one division per entry fewer).
+func scatterCol(u []float64, kept []int, N, c int, xs []float64, nrm float64) {
+	kept = kept[:len(xs)]
+	for i, x := range xs {
+		u[kept[i]*N+c] = -x * nrm
+	}
 }
 
 // sortOrder sorts the indices of wd[:n] ascending (insertion sort after a
