@@ -29,6 +29,8 @@ type Learner struct {
 	// scratch, sized for the sketch's largest buffer and row count
 	w []float64 // φ(λ)/λ per eigenvalue
 	v []float64 // Q·z or Q·y
+
+	skips int // gradients the gated δ form kept out of the sketch (gate.go), this run
 }
 
 // New returns an untrained learner.
@@ -154,7 +156,7 @@ func (a *Learner) Predict(ex *sparse.Example) float64 {
 
 // Learn implements sparse.Learner: one round of the configured algorithm.
 func (a *Learner) Learn(ex *sparse.Example) float64 {
-	bx, z, _ := a.sp.Begin(ex, true)
+	bx, z, n := a.sp.Begin(ex, true)
 	pred := ex.Initial + a.score(bx, z)
 	h := ex.Weight
 	d := a.loss.Deriv(pred, ex.Label)
@@ -163,7 +165,11 @@ func (a *Learner) Learn(ex *sparse.Example) float64 {
 	}
 	// The sketch takes √h·ℓ′·x, the step h·ℓ′·x: importance h counts as h
 	// copies of the example, as in SON.
-	z = a.sp.Sketch(math.Sqrt(h) * d)
+	if c := math.Sqrt(h) * d; a.skipSketch(c * c * n) {
+		a.skips++
+	} else {
+		z = a.sp.Sketch(c)
+	}
 	g := h * d
 	if a.cfg.Update == Dual {
 		// ḡ_I += g·x_I, and the core adds g·Z_t x to Z·ḡ.

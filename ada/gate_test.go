@@ -30,6 +30,18 @@ type gatedCase struct {
 
 func (c gatedCase) String() string { return fmt.Sprintf("%v_gate%g", c.oracleCase, c.gate) }
 
+// gated is c with the gate ε at limit scale e: ε = e in the escaped form
+// (limit ε·r); ε = e/δ in the δ form, so that its limit (εδ)² = e² is the
+// same for both updates' δ — at e ≤ 1 beside these streams' gradients, of
+// norm about 1, some gradients reach the sketch and some are kept out of
+// it (skipSketch), and directions are dropped.
+func (c oracleCase) gated(e float64) gatedCase {
+	if d := c.config(); d.Precond == Delta {
+		e /= d.Delta
+	}
+	return gatedCase{c, e}
+}
+
 func (c gatedCase) config() Config {
 	cfg := c.oracleCase.config()
 	cfg.Gate, cfg.GateFrom = c.gate, -1
@@ -64,8 +76,12 @@ func (c gatedCase) run(t *testing.T, data []sparse.Example) (sp *Learner, dn *de
 func TestGatedOracle(t *testing.T) {
 	for _, v := range perStep() {
 		for _, lossName := range []string{"logistic", "squared"} {
-			for _, gate := range []float64{0.3, 3} {
-				c := gatedCase{oracleCase{v: v, d: 40, s: 4, t: 300, tau: 5, lossName: lossName, eta: 0.5, seed: 5}, gate}
+			for k := range 2 {
+				o := oracleCase{v: v, d: 40, s: 4, t: 300, tau: 5, lossName: lossName, eta: 0.5, seed: 5}
+				c := o.gated([]float64{0.3, 3}[k])
+				if o.config().Precond == Delta {
+					c = o.gated([]float64{0.5, 1}[k])
+				}
 				if lossName == "squared" && v.name == "ada_fd" && v.update == Mirror {
 					c.t = 40 // chaotic closed loop (TestOracle)
 				}
@@ -88,6 +104,9 @@ func TestGatedOracle(t *testing.T) {
 					if c.t > 100 && (drops == 0 || len(dn.FD.Drops) != int(drops)) {
 						t.Errorf("drops: sparse %d, dense %d (want equal and > 0)", drops, len(dn.FD.Drops))
 					}
+					if delta := c.config().Precond == Delta; sp.skips != dn.Skips || delta && c.t > 100 && sp.skips == 0 {
+						t.Errorf("gradients kept out of the sketch: sparse %d, dense %d (want equal, and > 0 in the δ form)", sp.skips, dn.Skips)
+					}
 					if r := sp.escapedMass() - dn.Rho - c.eps; c.config().Precond == Escaped && !(math.Abs(r) <= 1e-9*(1+dn.Rho)) {
 						t.Errorf("escaped mass: sparse − dense = %.3g", r)
 					}
@@ -106,7 +125,10 @@ func TestGatedOracle(t *testing.T) {
 // 0 ⪯ GᵀG − SᵀS ⪯ (ρ_{1:t} + ΣE′)·I.
 func TestGatedBounds(t *testing.T) {
 	for _, v := range perStep() {
-		c := gatedCase{oracleCase{v: v, d: 30, s: 4, t: 200, tau: 4, lossName: "logistic", eta: 0.5, seed: 9}, 3}
+		c := oracleCase{v: v, d: 30, s: 4, t: 200, tau: 4, lossName: "logistic", eta: 0.5, seed: 9}.gated(3)
+		if c.config().Precond == Delta {
+			c = c.oracleCase.gated(1)
+		}
 		t.Run(c.String(), func(t *testing.T) {
 			t.Parallel()
 			data := c.data()
@@ -146,7 +168,7 @@ func TestGatedBounds(t *testing.T) {
 					}
 				}
 				lo, hi := symExtremes(diff)
-				if slack := dn.FD.SumRho + dn.DropMass; lo < -1e-9*(1+gn) || hi > slack+1e-9*(1+gn) {
+				if slack := dn.FD.SumRho + dn.DropMass + dn.SkipMass; lo < -1e-9*(1+gn) || hi > slack+1e-9*(1+gn) {
 					t.Fatalf("example %d: GᵀG − SᵀS has eigenvalues in [%v, %v], want [0, ρ + ΣE′ = %v]", i, lo, hi, slack)
 				}
 			}
@@ -172,7 +194,10 @@ func symExtremes(a *mat.SymDense) (lo, hi float64) {
 func TestGatedSaveLoad(t *testing.T) {
 	data := dense.NewsLike(400, 20000, 40, 12, 4)
 	for _, v := range perStep() {
-		c := gatedCase{oracleCase{v: v, tau: 6, lossName: "logistic", eta: 0.5}, 3}
+		c := oracleCase{v: v, tau: 6, lossName: "logistic", eta: 0.5}.gated(3)
+		if c.config().Precond == Delta {
+			c = c.oracleCase.gated(1)
+		}
 		t.Run(c.String(), func(t *testing.T) {
 			t.Parallel()
 			cfg := c.config()
@@ -185,8 +210,8 @@ func TestGatedSaveLoad(t *testing.T) {
 			for i := range data[:cut] {
 				a.Learn(&data[i])
 			}
-			if a.Sketch().Counts().Drops == 0 {
-				t.Fatal("no drops before the cut: the case checks nothing")
+			if a.Sketch().Counts().Drops == 0 || cfg.Precond == Delta && a.skips == 0 {
+				t.Fatalf("%d drops, %d gradients kept out of the sketch before the cut: the case checks nothing", a.Sketch().Counts().Drops, a.skips)
 			}
 			var rep bytes.Buffer
 			a.Report(&rep)

@@ -14,15 +14,19 @@ import (
 //     with the drops counted at FD's own rate (package ada's gate.go).
 //
 // The escaped form's preconditioner uses the same r; the rest of a round
-// is ADA.Learn's. Tries, called once
+// is ADA.Learn's. In the δ form a gradient with ‖ĝ‖² below the limit is
+// kept out of FD altogether (package ada's gate.go, "Small gradients");
+// SkipMass sums those ‖ĝ‖². Tries, called once
 // per update, says how many directions the sparse learner dropped in it
 // (FD.Tries; whether the gate is consulted depends on the factored form).
 type GatedADA struct {
 	*ADA
 	FD   *FD
 	Gate float64
-	// DropMass is ΣE′ of the dropped directions.
-	DropMass float64
+	// DropMass is ΣE′ of the dropped directions, SkipMass Σ‖ĝ‖² of the
+	// Skips gradients kept out of the sketch (δ form).
+	DropMass, SkipMass float64
+	Skips              int
 	// Limits lists the limit of every update, Gram the gradients' Gram
 	// matrix Σ ĝĝᵀ (d×d, row-major) for the bound tests.
 	Limits []float64
@@ -65,6 +69,15 @@ func (a *GatedADA) gatedStep(g []float64) {
 	}
 	lim := a.Limit()
 	a.Limits = append(a.Limits, lim)
+	var gsq float64
+	for _, v := range g {
+		gsq += v * v
+	}
+	if !a.Cfg.Escaped && gsq < lim {
+		a.SkipMass += gsq
+		a.Skips++
+		return
+	}
 	a.FD.A = lim / a.Gate
 	n := len(a.FD.Drops)
 	a.FD.Update(g)
