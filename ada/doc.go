@@ -85,7 +85,8 @@
 // all of them once the model fits; the CLI gates it at ε = 3: 1.14×
 // FD-SON's instructions on one pass of news20, from 1.90× exact, where
 // the shrink and the refreshes of the rows its appends left stale were
-// most of the cost. The doubled buffer (ADA-FFD, FTFSL, Fast S-ADA) has no
+// most of the cost. S-ADA may skip small gradients too (Config.Skip,
+// their mass added to r; the CLI's default). The doubled buffer (ADA-FFD, FTFSL, Fast S-ADA) has no
 // O(τ² + τs) form on
 // sparse data: every gradient outside the sketch's span is a new row of
 // Z, so Z fills every few examples and is compacted — deferred by the

@@ -298,6 +298,9 @@ func adaOptions(s *Settings) model.Options {
 		// does not takes the model's.
 		o["fd_gate"] = FormatFloat(gate)
 	}
+	if name == "sada" && o["fd_gate"] != "" && o["fd_gate"] != "0" && !s.Resume {
+		o["ada_skip"] = FormatFloat(ADASkip) // absent: no skips, the models before them
+	}
 	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Doubled {
 		// The doubled buffer's Z row cap (ada.DoubledRowCap); a model
 		// without it has the 3τ of the models before it.
