@@ -83,9 +83,10 @@ import (
 // the step-by-step bound becomes 0 ⪯ GᵀG − SᵀS ⪯ (ρ_{1:t} + ΣE′ +
 // Σ‖ĝ_skipped‖²)·I, TestGatedBounds). Logistic loss on text makes most
 // gradients small once the model fits (ℓ′ ≈ 0.01): on news20 ×10 as text
-// at ε = 3 (ADA-FD's CLI default, learners.ADADeltaGate) 98.8 % of the
-// gradients stay out, and the per-step shrink, the appends and the stale
-// rows they bring are paid on the rest. One pass of news20's training
+// at ε = 3 (ADA-FD's CLI default under --ada_scale auto,
+// learners.ADADeltaGate) 98.8 % of the gradients stay out, and the
+// per-step shrink, the appends and the stale rows they bring are paid on
+// the rest. One pass of news20's training
 // set, valgrind --tool=cachegrind instructions: 2.87e9 exact, 1.72e9 gated
 // (FD-SON, m = 10: 1.51e9); test error 7.57 % both, log loss 0.2252 →
 // 0.2286.

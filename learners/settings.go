@@ -290,7 +290,12 @@ func adaOptions(s *Settings) model.Options {
 	}
 	gate := s.FDGate
 	if n, ok := ada.Lookup(name); ok && n.Precond == ada.Delta && !s.given("fd_gate") {
-		gate = ADADeltaGate
+		// The δ form's limit (εδ)² is in the units of g²: a default only
+		// on pre-scaled features; --ada_scale paper stays exact.
+		gate = 0
+		if s.ADAScale != "paper" {
+			gate = ADADeltaGate
+		}
 	}
 	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Single && gate != 0 && (n.Precond == ada.Escaped || s.given("fd_gate") || !s.Resume) || s.Resume && s.given("fd_gate") {
 		// Absent = exact FD (the models before the gate, and --fd_gate 0);
