@@ -173,7 +173,8 @@ func TestADAScaleModels(t *testing.T) {
 // model (--fd_gate, default on: 0.3, and 3 for ADA-FD under --ada_scale
 // auto), and not with --fd_gate 0, ADA-FD at --ada_scale paper or a
 // doubled-buffer model, which are written as before the gate; a resumed
-// run may restate the model's ε but not change it.
+// run may restate the model's ε but not change it. A gated S-ADA model
+// also states its skips (ada_skip).
 func TestADAGateModels(t *testing.T) {
 	dir := t.TempDir()
 	train := filepath.Join("..", "..", "testdata", "splice.train.vw.gz")
@@ -197,6 +198,10 @@ func TestADAGateModels(t *testing.T) {
 			mustRun(t, nil, append(append([]string{"--quiet", "-f", m}, c.args...), train)...)
 			if got := strings.Contains(read(t, m), "fd_gate"); got != c.stored {
 				t.Fatalf("fd_gate in the model: %v, want %v", got, c.stored)
+			}
+			// S-ADA's skips (ada.Config.Skip) go with its gate, and only its.
+			if got, want := strings.Contains(read(t, m), "ada_skip"), c.stored && c.args[0] == "--sada"; got != want {
+				t.Fatalf("ada_skip in the model: %v, want %v", got, want)
 			}
 			for _, g := range c.refuse {
 				_, stderr, code := sparseson(t, nil, "--quiet", "-i", m, "--fd_gate", g, train)
