@@ -82,7 +82,7 @@
 // directions are rarely weak enough to drop under the δ form's limit, but
 // its gate keeps every gradient with ‖ĝ‖² below that limit out of the
 // sketch (gate.go, "Small gradients"), which on logistic text is nearly
-// all of them once the model fits; the CLI gates it at ε = 3: 1.14×
+// all of them once the model fits; the CLI gates it at ε = 2: 1.24×
 // FD-SON's instructions on one pass of news20, from 1.90× exact, where
 // the shrink and the refreshes of the rows its appends left stale were
 // most of the cost. S-ADA may skip small gradients too (Config.Skip,

@@ -73,17 +73,21 @@ func ADADefaultEta(name string) float64 {
 
 // ADADeltaGate is ADA-FD's gate ε (--fd_gate, ada.Config.Gate) when none
 // is given: the gated sketch drops a direction with E′ < (εδ)² and keeps a
-// gradient with ‖ĝ‖² < (εδ)² out of the sketch (ada/gate.go). Measured on
-// news20, one pass, logistic, τ = 10 (test error, exact FD 7.57 %): ε = 1
-// 7.69 %, 2 7.29 %, 3 7.57 %, 4 7.83 %; on news20 ×10 as text 98.8 % of
-// the gradients stay out of the sketch at ε = 3, and ADA-FD took 1.72e9
-// instructions for one pass of news20 against 2.87e9 exact (FD-SON, m =
-// 10: 1.51e9). The gate acts only from fd.GateRows·2τ features seen, so
+// gradient with ‖ĝ‖² < (εδ)² out of the sketch (ada/gate.go). Measured
+// with logistic loss, τ = 10, news20 test error after one pass of news20
+// (exact FD 7.57 %) and after one pass of news20 ×10 (6.84 %): ε = 1 7.69
+// and 6.85 %, 2 7.29 and 6.93 %, 3 7.57 and 7.25 %, 4 7.83 and 7.17 %;
+// squared loss, one pass, 11.03 % exact, 11.75, 12.71, 14.22 % at ε = 1,
+// 2, 3. ε = 2, FD-SON's gate too, is within 0.1 point of exact FD on
+// both streams under logistic loss. Instructions for one pass of news20
+// (valgrind --tool=cachegrind): 2.87e9 exact, 2.15e9, 1.86e9, 1.72e9 at
+// ε = 1, 2, 3 (FD-SON, m = 10: 1.51e9); at ε = 2, 98.1 % of news20 ×10's
+// gradients stay out of the sketch. The gate acts only from fd.GateRows·2τ features seen, so
 // the small sets keep exact FD's models. Only under --ada_scale auto: the
 // limit is in the units of g², and at --ada_scale paper (raw news20
-// counts) the same ε cost 0.6 points (10.22 → 10.81 %), so the paper form
-// stays exact unless --fd_gate is given.
-const ADADeltaGate = 3
+// counts) ε = 2 cost 0.12 points (10.22 → 10.34 %), ε = 3 0.6, so the
+// paper form stays exact unless --fd_gate is given.
+const ADADeltaGate = 2
 
 // ADASkip is κ of S-ADA's skips (ada.Config.Skip, model option ada_skip):
 // with the gate acting, a gradient with ‖ĝ‖² < κ·ε·r stays out of the

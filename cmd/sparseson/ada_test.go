@@ -170,7 +170,7 @@ func TestADAScaleModels(t *testing.T) {
 }
 
 // TestADAGateModels: the gate's ε is saved with an FTSL, S-ADA or ADA-FD
-// model (--fd_gate, default on: 0.3, and 3 for ADA-FD under --ada_scale
+// model (--fd_gate, default on: 0.3, and 2 for ADA-FD under --ada_scale
 // auto), and not with --fd_gate 0, ADA-FD at --ada_scale paper or a
 // doubled-buffer model, which are written as before the gate; a resumed
 // run may restate the model's ε but not change it. A gated S-ADA model
@@ -185,9 +185,9 @@ func TestADAGateModels(t *testing.T) {
 		accept []string
 	}{
 		{[]string{"--ada_fd", "--fd_gate", "0.3"}, true, []string{"0", "1"}, []string{"0.3"}},
-		{[]string{"--ada_fd"}, true, []string{"0.3", "0"}, []string{"3"}},
-		{[]string{"--ada_fd", "--fd_gate", "0"}, false, []string{"3"}, []string{"0"}},
-		{[]string{"--ada_fd", "--ada_scale", "paper"}, false, []string{"3"}, []string{"0"}},
+		{[]string{"--ada_fd"}, true, []string{"0.3", "0"}, []string{"2"}},
+		{[]string{"--ada_fd", "--fd_gate", "0"}, false, []string{"2"}, []string{"0"}},
+		{[]string{"--ada_fd", "--ada_scale", "paper"}, false, []string{"2"}, []string{"0"}},
 		{[]string{"--sada"}, true, []string{"0"}, []string{"0.3"}},
 		{[]string{"--ftsl", "--fd_gate", "2"}, true, []string{"0.3"}, []string{"2"}},
 		{[]string{"--sada", "--fd_gate", "0"}, false, []string{"0.3"}, []string{"0"}},
