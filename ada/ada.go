@@ -29,6 +29,9 @@ type Learner struct {
 	// scratch, sized for the sketch's largest buffer and row count
 	w []float64 // φ(λ)/λ per eigenvalue
 	v []float64 // Q·z or Q·y
+
+	skips    int     // gradients kept out of the sketch (gate.go), this run
+	skipMass float64 // Σ‖ĝ‖² of those the escaped form kept out (Config.Skip), saved
 }
 
 // New returns an untrained learner.
@@ -56,6 +59,18 @@ func Load(r *model.Reader, cfg Config, l loss.Loss) (*Learner, error) {
 	if err != nil {
 		return nil, err
 	}
+	var skipped float64
+	if cfg.Skip > 0 {
+		// Written before the split only by models with Config.Skip, so
+		// that the others read as before it.
+		skipped = r.Float64()
+		if err := r.Err(); err != nil {
+			return nil, err
+		}
+		if !(skipped >= 0) || math.IsInf(skipped, 0) {
+			return nil, fmt.Errorf("%w: skipped gradients' mass %v", model.ErrCorrupt, skipped)
+		}
+	}
 	sp, err := son.LoadSplit(r, cfg.Bits, sk)
 	if err != nil {
 		return nil, fmt.Errorf("loading the %s state: %w", cfg.Name(), err)
@@ -63,7 +78,11 @@ func Load(r *model.Reader, cfg Config, l loss.Loss) (*Learner, error) {
 	if !(sk.SumRho() >= 0) || math.IsInf(sk.SumRho(), 0) {
 		return nil, fmt.Errorf("%w: escaped mass ρ = %v", model.ErrCorrupt, sk.SumRho())
 	}
-	return newLearner(cfg, l, sk, sp)
+	a, err := newLearner(cfg, l, sk, sp)
+	if a != nil {
+		a.skipMass = skipped
+	}
+	return a, err
 }
 
 func newLearner(cfg Config, l loss.Loss, sk *fd.Sketch, sp *son.Split) (*Learner, error) {
@@ -154,7 +173,7 @@ func (a *Learner) Predict(ex *sparse.Example) float64 {
 
 // Learn implements sparse.Learner: one round of the configured algorithm.
 func (a *Learner) Learn(ex *sparse.Example) float64 {
-	bx, z, _ := a.sp.Begin(ex, true)
+	bx, z, n := a.sp.Begin(ex, true)
 	pred := ex.Initial + a.score(bx, z)
 	h := ex.Weight
 	d := a.loss.Deriv(pred, ex.Label)
@@ -163,7 +182,11 @@ func (a *Learner) Learn(ex *sparse.Example) float64 {
 	}
 	// The sketch takes √h·ℓ′·x, the step h·ℓ′·x: importance h counts as h
 	// copies of the example, as in SON.
-	z = a.sp.Sketch(math.Sqrt(h) * d)
+	if c := math.Sqrt(h) * d; a.skipSketch(c * c * n) {
+		a.skips++
+	} else {
+		z = a.sp.Sketch(c)
+	}
 	g := h * d
 	if a.cfg.Update == Dual {
 		// ḡ_I += g·x_I, and the core adds g·Z_t x to Z·ḡ.
@@ -203,9 +226,15 @@ func (a *Learner) Weights(fn func(slot uint32, w float64)) {
 	})
 }
 
-// Save implements sparse.Learner: the split table and the sketch (ρ_{1:t}
-// is the sketch's); the configuration is the model's options.
-func (a *Learner) Save(w *model.Writer) error { return a.sp.Save(w) }
+// Save implements sparse.Learner: with Config.Skip the skipped gradients'
+// mass, then the split table and the sketch (ρ_{1:t} is the sketch's); the
+// configuration is the model's options.
+func (a *Learner) Save(w *model.Writer) error {
+	if a.cfg.Skip > 0 {
+		w.Float64(a.skipMass)
+	}
+	return a.sp.Save(w)
+}
 
 // Report implements sparse.Reporter.
 func (a *Learner) Report(w io.Writer) {

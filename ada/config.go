@@ -59,6 +59,11 @@ type Config struct {
 	// acts (fd.Config.GateFrom: 0 the default, negative from the start).
 	Gate     float64
 	GateFrom int
+	// Skip ≥ 0 is κ of the escaped form's small gradients (gate.go): with
+	// the gate acting, a gradient with ‖ĝ‖² < κ·ε·r stays out of the sketch
+	// and its ‖ĝ‖²/τ is added to r (saved with the model). 0 is off; the δ
+	// form skips below its own limit (εδ)² whenever it is gated.
+	Skip float64
 	// RowCap is the most rows Z may have under the doubled buffer
 	// (fd.Config.RowCap): 0 selects fd.DefaultRowCap, 3τ, the cap of the
 	// models saved before DoubledRowCap; the CLI's new models take

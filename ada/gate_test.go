@@ -26,13 +26,28 @@ func perStep() []variant {
 type gatedCase struct {
 	oracleCase
 	gate float64
+	skip float64 // Config.Skip (escaped form)
 }
 
-func (c gatedCase) String() string { return fmt.Sprintf("%v_gate%g", c.oracleCase, c.gate) }
+func (c gatedCase) String() string {
+	return fmt.Sprintf("%v_gate%g_skip%g", c.oracleCase, c.gate, c.skip)
+}
+
+// gated is c with the gate ε at limit scale e: ε = e in the escaped form
+// (limit ε·r); ε = e/δ in the δ form, so that its limit (εδ)² = e² is the
+// same for both updates' δ — at e ≤ 1 beside these streams' gradients, of
+// norm about 1, some gradients reach the sketch and some are kept out of
+// it (skipSketch), and directions are dropped.
+func (c oracleCase) gated(e float64) gatedCase {
+	if d := c.config(); d.Precond == Delta {
+		e /= d.Delta
+	}
+	return gatedCase{oracleCase: c, gate: e}
+}
 
 func (c gatedCase) config() Config {
 	cfg := c.oracleCase.config()
-	cfg.Gate, cfg.GateFrom = c.gate, -1
+	cfg.Gate, cfg.GateFrom, cfg.Skip = c.gate, -1, c.skip
 	return cfg
 }
 
@@ -46,6 +61,7 @@ func (c gatedCase) run(t *testing.T, data []sparse.Example) (sp *Learner, dn *de
 	}
 	var tries int
 	dn = dense.NewGatedADA(c.denseConfig(), dense.Loss(c.lossName), c.gate, func() int { return tries })
+	dn.SkipK = c.skip
 	for i := range data {
 		before := sp.Sketch().Counts().Drops
 		a := sp.Learn(&data[i])
@@ -64,8 +80,18 @@ func (c gatedCase) run(t *testing.T, data []sparse.Example) (sp *Learner, dn *de
 func TestGatedOracle(t *testing.T) {
 	for _, v := range perStep() {
 		for _, lossName := range []string{"logistic", "squared"} {
-			for _, gate := range []float64{0.3, 3} {
-				c := gatedCase{oracleCase{v: v, d: 40, s: 4, t: 300, tau: 5, lossName: lossName, eta: 0.5, seed: 5}, gate}
+			for k := range 3 {
+				o := oracleCase{v: v, d: 40, s: 4, t: 300, tau: 5, lossName: lossName, eta: 0.5, seed: 5}
+				c := o.gated([]float64{0.3, 3, 0.3}[k])
+				if o.config().Precond == Delta {
+					if k == 2 {
+						continue
+					}
+					c = o.gated([]float64{0.5, 1}[k])
+				}
+				if k == 2 {
+					c.skip = 1 // the escaped form's skips (Config.Skip)
+				}
 				if lossName == "squared" && v.name == "ada_fd" && v.update == Mirror {
 					c.t = 40 // chaotic closed loop (TestOracle)
 				}
@@ -88,6 +114,9 @@ func TestGatedOracle(t *testing.T) {
 					if c.t > 100 && (drops == 0 || len(dn.FD.Drops) != int(drops)) {
 						t.Errorf("drops: sparse %d, dense %d (want equal and > 0)", drops, len(dn.FD.Drops))
 					}
+					if skips := c.config().Precond == Delta || c.skip > 0; sp.skips != dn.Skips || skips && c.t > 100 && sp.skips == 0 {
+						t.Errorf("gradients kept out of the sketch: sparse %d, dense %d (want equal, and > 0 in the δ form or with Config.Skip)", sp.skips, dn.Skips)
+					}
 					if r := sp.escapedMass() - dn.Rho - c.eps; c.config().Precond == Escaped && !(math.Abs(r) <= 1e-9*(1+dn.Rho)) {
 						t.Errorf("escaped mass: sparse − dense = %.3g", r)
 					}
@@ -105,8 +134,13 @@ func TestGatedOracle(t *testing.T) {
 // the gradients' Gram matrix within FD's escaped mass and the drops:
 // 0 ⪯ GᵀG − SᵀS ⪯ (ρ_{1:t} + ΣE′)·I.
 func TestGatedBounds(t *testing.T) {
-	for _, v := range perStep() {
-		c := gatedCase{oracleCase{v: v, d: 30, s: 4, t: 200, tau: 4, lossName: "logistic", eta: 0.5, seed: 9}, 3}
+	for _, c := range skipVariants(func(v variant) gatedCase {
+		c := oracleCase{v: v, d: 30, s: 4, t: 200, tau: 4, lossName: "logistic", eta: 0.5, seed: 9}.gated(3)
+		if c.config().Precond == Delta {
+			c = c.oracleCase.gated(1)
+		}
+		return c
+	}) {
 		t.Run(c.String(), func(t *testing.T) {
 			t.Parallel()
 			data := c.data()
@@ -116,6 +150,7 @@ func TestGatedBounds(t *testing.T) {
 			}
 			var tries int
 			dn := dense.NewGatedADA(c.denseConfig(), dense.Loss(c.lossName), c.gate, func() int { return tries })
+			dn.SkipK = c.skip
 			d := c.d
 			checked := 0
 			for i := range data {
@@ -146,7 +181,7 @@ func TestGatedBounds(t *testing.T) {
 					}
 				}
 				lo, hi := symExtremes(diff)
-				if slack := dn.FD.SumRho + dn.DropMass; lo < -1e-9*(1+gn) || hi > slack+1e-9*(1+gn) {
+				if slack := dn.FD.SumRho + dn.DropMass + dn.SkipMass; lo < -1e-9*(1+gn) || hi > slack+1e-9*(1+gn) {
 					t.Fatalf("example %d: GᵀG − SᵀS has eigenvalues in [%v, %v], want [0, ρ + ΣE′ = %v]", i, lo, hi, slack)
 				}
 			}
@@ -155,6 +190,21 @@ func TestGatedBounds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// skipVariants is mk's case for every per-step learner and, for the
+// escaped form, the same with Config.Skip = 1.
+func skipVariants(mk func(variant) gatedCase) []gatedCase {
+	var out []gatedCase
+	for _, v := range perStep() {
+		c := mk(v)
+		out = append(out, c)
+		if c.config().Precond == Escaped {
+			c.skip = 1
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func symExtremes(a *mat.SymDense) (lo, hi float64) {
@@ -171,8 +221,13 @@ func symExtremes(a *mat.SymDense) (lo, hi float64) {
 // with it; the limit is set again on load).
 func TestGatedSaveLoad(t *testing.T) {
 	data := dense.NewsLike(400, 20000, 40, 12, 4)
-	for _, v := range perStep() {
-		c := gatedCase{oracleCase{v: v, tau: 6, lossName: "logistic", eta: 0.5}, 3}
+	for _, c := range skipVariants(func(v variant) gatedCase {
+		c := oracleCase{v: v, tau: 6, lossName: "logistic", eta: 0.5}.gated(3)
+		if c.config().Precond == Delta {
+			c = c.oracleCase.gated(1)
+		}
+		return c
+	}) {
 		t.Run(c.String(), func(t *testing.T) {
 			t.Parallel()
 			cfg := c.config()
@@ -185,8 +240,8 @@ func TestGatedSaveLoad(t *testing.T) {
 			for i := range data[:cut] {
 				a.Learn(&data[i])
 			}
-			if a.Sketch().Counts().Drops == 0 {
-				t.Fatal("no drops before the cut: the case checks nothing")
+			if a.Sketch().Counts().Drops == 0 || (cfg.Precond == Delta || c.skip > 0) && a.skips == 0 {
+				t.Fatalf("%d drops, %d gradients kept out of the sketch before the cut: the case checks nothing", a.Sketch().Counts().Drops, a.skips)
 			}
 			var rep bytes.Buffer
 			a.Report(&rep)
@@ -204,32 +259,40 @@ func TestGatedSaveLoad(t *testing.T) {
 	}
 }
 
-// TestGateConfig: the gate's checks name the config field.
+// TestGateConfig: the gate's and the skips' checks name the config field.
 func TestGateConfig(t *testing.T) {
 	base := Config{Bits: 10, Tau: 5, Eta: 1, Delta: 1}
 	for _, c := range []struct {
-		name   string
-		buffer Buffer
-		gate   float64
-		ok     bool
+		name    string
+		buffer  Buffer
+		precond Precond
+		gate    float64
+		skip    float64
+		ok      bool
+		field   string
 	}{
-		{"exact", Single, 0, true},
-		{"gated", Single, 0.3, true},
-		{"doubled exact", Doubled, 0, true},
-		{"doubled gated", Doubled, 0.3, false},
-		{"negative", Single, -1, false},
-		{"NaN", Single, math.NaN(), false},
-		{"Inf", Single, math.Inf(1), false},
+		{"exact", Single, Delta, 0, 0, true, ""},
+		{"gated", Single, Delta, 0.3, 0, true, ""},
+		{"doubled exact", Doubled, Delta, 0, 0, true, ""},
+		{"doubled gated", Doubled, Delta, 0.3, 0, false, "Config.Gate"},
+		{"negative", Single, Delta, -1, 0, false, "Config.Gate"},
+		{"NaN", Single, Delta, math.NaN(), 0, false, "Config.Gate"},
+		{"Inf", Single, Delta, math.Inf(1), 0, false, "Config.Gate"},
+		{"escaped skip", Single, Escaped, 0.3, 1, true, ""},
+		{"δ form skip", Single, Delta, 0.3, 1, false, "Config.Skip"},
+		{"ungated skip", Single, Escaped, 0, 1, false, "Config.Skip"},
+		{"negative skip", Single, Escaped, 0.3, -1, false, "Config.Skip"},
+		{"NaN skip", Single, Escaped, 0.3, math.NaN(), false, "Config.Skip"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := base
-			cfg.Buffer, cfg.Gate = c.buffer, c.gate
+			cfg.Buffer, cfg.Precond, cfg.Gate, cfg.Skip = c.buffer, c.precond, c.gate, c.skip
 			_, err := New(cfg, dense.Loss("logistic"))
 			if (err == nil) != c.ok {
 				t.Fatalf("New: %v, want ok = %v", err, c.ok)
 			}
-			if err != nil && !bytes.Contains([]byte(err.Error()), []byte("Config.Gate")) {
-				t.Errorf("error %q does not name Config.Gate", err)
+			if err != nil && !bytes.Contains([]byte(err.Error()), []byte(c.field)) {
+				t.Errorf("error %q does not name %s", err, c.field)
 			}
 		})
 	}

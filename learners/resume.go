@@ -117,6 +117,9 @@ var optionTable = []OptionRow{
 	{Key: "sketch_scale", Settings: []string{"sketch_scale"}},
 	{Key: "oja_rate", Settings: []string{"oja_rate"}},
 	{Key: "fd_gate", Settings: []string{"fd_gate"}, Old: true, Def: "0"},
+	// S-ADA's skips (ada.Config.Skip): no setting, on with the gate;
+	// models before them have none.
+	{Key: "ada_skip", Class: StateOption, Old: true, Def: "0"},
 	{Key: "diag", Settings: []string{"diag"}},
 	{Key: "diag_sketch", Settings: []string{"diag_sketch"}},
 	{Key: "random_seed", Settings: []string{"random_seed"}, Applies: func(o model.Options) bool { return o["sketch"] == "rp" }},

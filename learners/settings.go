@@ -288,13 +288,23 @@ func adaOptions(s *Settings) model.Options {
 	if name != ADAFull {
 		o["m"] = strconv.Itoa(tau)
 	}
-	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Single && s.FDGate != 0 && (n.Precond == ada.Escaped || s.given("fd_gate")) || s.Resume && s.given("fd_gate") {
+	gate := s.FDGate
+	if n, ok := ada.Lookup(name); ok && n.Precond == ada.Delta && !s.given("fd_gate") {
+		// The δ form's limit (εδ)² is in the units of g²: a default only
+		// on pre-scaled features; --ada_scale paper stays exact.
+		gate = 0
+		if s.ADAScale != "paper" {
+			gate = ADADeltaGate
+		}
+	}
+	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Single && gate != 0 && (n.Precond == ada.Escaped || s.given("fd_gate") || !s.Resume) || s.Resume && s.given("fd_gate") {
 		// Absent = exact FD (the models before the gate, and --fd_gate 0);
-		// a run that resumes a model states it to be checked. ADA-FD gates
-		// only when asked: on news20 its directions seldom fall below the
-		// δ form's limit, and the gated row cap cost more than the drops
-		// saved (ada/gate.go).
-		o["fd_gate"] = FormatFloat(s.FDGate)
+		// a run that resumes a model states it to be checked, and one that
+		// does not takes the model's.
+		o["fd_gate"] = FormatFloat(gate)
+	}
+	if name == "sada" && o["fd_gate"] != "" && o["fd_gate"] != "0" && !s.Resume {
+		o["ada_skip"] = FormatFloat(ADASkip) // absent: no skips, the models before them
 	}
 	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Doubled {
 		// The doubled buffer's Z row cap (ada.DoubledRowCap); a model

@@ -169,11 +169,12 @@ func TestADAScaleModels(t *testing.T) {
 	}
 }
 
-// TestADAGateModels: the gate's ε is saved with an FTSL or S-ADA model
-// (--fd_gate, default on) and with an ADA-FD model when --fd_gate is
-// given, and not with --fd_gate 0, ADA-FD's default or a doubled-buffer
-// model, which are written as before the gate; a resumed run may restate
-// the model's ε but not change it.
+// TestADAGateModels: the gate's ε is saved with an FTSL, S-ADA or ADA-FD
+// model (--fd_gate, default on: 0.3, and 2 for ADA-FD under --ada_scale
+// auto), and not with --fd_gate 0, ADA-FD at --ada_scale paper or a
+// doubled-buffer model, which are written as before the gate; a resumed
+// run may restate the model's ε but not change it. A gated S-ADA model
+// also states its skips (ada_skip).
 func TestADAGateModels(t *testing.T) {
 	dir := t.TempDir()
 	train := filepath.Join("..", "..", "testdata", "splice.train.vw.gz")
@@ -184,7 +185,9 @@ func TestADAGateModels(t *testing.T) {
 		accept []string
 	}{
 		{[]string{"--ada_fd", "--fd_gate", "0.3"}, true, []string{"0", "1"}, []string{"0.3"}},
-		{[]string{"--ada_fd"}, false, []string{"0.3"}, []string{"0"}},
+		{[]string{"--ada_fd"}, true, []string{"0.3", "0"}, []string{"2"}},
+		{[]string{"--ada_fd", "--fd_gate", "0"}, false, []string{"2"}, []string{"0"}},
+		{[]string{"--ada_fd", "--ada_scale", "paper"}, false, []string{"2"}, []string{"0"}},
 		{[]string{"--sada"}, true, []string{"0"}, []string{"0.3"}},
 		{[]string{"--ftsl", "--fd_gate", "2"}, true, []string{"0.3"}, []string{"2"}},
 		{[]string{"--sada", "--fd_gate", "0"}, false, []string{"0.3"}, []string{"0"}},
@@ -195,6 +198,10 @@ func TestADAGateModels(t *testing.T) {
 			mustRun(t, nil, append(append([]string{"--quiet", "-f", m}, c.args...), train)...)
 			if got := strings.Contains(read(t, m), "fd_gate"); got != c.stored {
 				t.Fatalf("fd_gate in the model: %v, want %v", got, c.stored)
+			}
+			// S-ADA's skips (ada.Config.Skip) go with its gate, and only its.
+			if got, want := strings.Contains(read(t, m), "ada_skip"), c.stored && c.args[0] == "--sada"; got != want {
+				t.Fatalf("ada_skip in the model: %v, want %v", got, want)
 			}
 			for _, g := range c.refuse {
 				_, stderr, code := sparseson(t, nil, "--quiet", "-i", m, "--fd_gate", g, train)

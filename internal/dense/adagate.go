@@ -14,15 +14,22 @@ import (
 //     with the drops counted at FD's own rate (package ada's gate.go).
 //
 // The escaped form's preconditioner uses the same r; the rest of a round
-// is ADA.Learn's. Tries, called once
+// is ADA.Learn's. In the δ form a gradient with ‖ĝ‖² below the limit is
+// kept out of FD altogether (package ada's gate.go, "Small gradients"),
+// in the escaped form one below SkipK times the limit (ada.Config.Skip),
+// its ‖ĝ‖²/τ then added to r; SkipMass sums those ‖ĝ‖². Tries, called once
 // per update, says how many directions the sparse learner dropped in it
 // (FD.Tries; whether the gate is consulted depends on the factored form).
 type GatedADA struct {
 	*ADA
 	FD   *FD
 	Gate float64
-	// DropMass is ΣE′ of the dropped directions.
-	DropMass float64
+	// DropMass is ΣE′ of the dropped directions, SkipMass Σ‖ĝ‖² of the
+	// Skips gradients kept out of the sketch (δ form).
+	DropMass, SkipMass float64
+	Skips              int
+	// SkipK is κ of the escaped form's skips (0: none).
+	SkipK float64
 	// Limits lists the limit of every update, Gram the gradients' Gram
 	// matrix Σ ĝĝᵀ (d×d, row-major) for the bound tests.
 	Limits []float64
@@ -47,7 +54,7 @@ func (a *GatedADA) Limit() float64 {
 		e := a.Gate * a.Cfg.Delta
 		return e * e
 	}
-	return a.Gate * (a.FD.SumRho + a.DropMass/float64(a.Cfg.Tau) + a.Cfg.Eps)
+	return a.Gate * (a.FD.SumRho + (a.DropMass+a.SkipMass)/float64(a.Cfg.Tau) + a.Cfg.Eps)
 }
 
 // gatedStep is the gated FD step, ADA.Learn's per-step sketch here: the
@@ -65,6 +72,18 @@ func (a *GatedADA) gatedStep(g []float64) {
 	}
 	lim := a.Limit()
 	a.Limits = append(a.Limits, lim)
+	var gsq float64
+	for _, v := range g {
+		gsq += v * v
+	}
+	if !a.Cfg.Escaped && gsq < lim || a.Cfg.Escaped && gsq < a.SkipK*lim {
+		a.SkipMass += gsq
+		a.Skips++
+		if a.Cfg.Escaped {
+			a.Rho = a.FD.SumRho + (a.DropMass+a.SkipMass)/float64(a.Cfg.Tau)
+		}
+		return
+	}
 	a.FD.A = lim / a.Gate
 	n := len(a.FD.Drops)
 	a.FD.Update(g)
@@ -74,6 +93,6 @@ func (a *GatedADA) gatedStep(g []float64) {
 	for i := range a.S {
 		a.S[i] = append(a.S[i][:0], a.FD.Rows[i]...)
 	}
-	a.Rho = a.FD.SumRho + a.DropMass/float64(a.Cfg.Tau)
+	a.Rho = a.FD.SumRho + (a.DropMass+a.SkipMass)/float64(a.Cfg.Tau)
 	a.Rhos = a.FD.Rhos
 }
