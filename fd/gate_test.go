@@ -25,12 +25,12 @@ func (t *triesQueue) pop() int {
 	return n
 }
 
-// gated returns a dense FD wired to sk's gate.
+// gated returns a dense FD wired to sk's gate (and its skips).
 func gated(sk *Sketch, m, d int, alpha, eps float64, robust bool) *dense.FD {
 	var tq triesQueue
 	sk.gateLog = tq.push
 	dn := dense.NewFD(m, d, alpha, robust, false)
-	dn.Gate, dn.Tries = eps, tq.pop
+	dn.Gate, dn.Tries, dn.Skip = eps, tq.pop, sk.cfg.Skip
 	return dn
 }
 
@@ -42,6 +42,7 @@ type gateCase struct {
 	alpha   float64
 	eps     float64
 	spread  float64
+	skip    float64 // κ of the gate's skips (Config.Skip)
 }
 
 func gateCases() []gateCase {
@@ -55,6 +56,9 @@ func gateCases() []gateCase {
 				}
 				cs = append(cs, gateCase{d: dm[0], m: dm[1], s: dm[2], robust: robust, alpha: a, eps: eps, spread: 1})
 			}
+			// The skips, at a κ that leaves some gradients in and keeps
+			// some out on these streams (the test insists on both).
+			cs = append(cs, gateCase{d: dm[0], m: dm[1], s: dm[2], robust: robust, alpha: 1, eps: 4, spread: 1, skip: 0.25})
 		}
 	}
 	return cs
@@ -65,10 +69,10 @@ func gateCases() []gateCase {
 // its largest entry), the same α and the same drops.
 func TestGateOpenLoop(t *testing.T) {
 	for k, c := range gateCases() {
-		name := fmt.Sprintf("d%d_m%d_s%d_robust%v_eps%g", c.d, c.m, c.s, c.robust, c.eps)
+		name := fmt.Sprintf("d%d_m%d_s%d_robust%v_eps%g_skip%g", c.d, c.m, c.s, c.robust, c.eps, c.skip)
 		t.Run(name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(k), 26))
-			sk, err := New(Config{M: c.m, Alpha: c.alpha, Robust: c.robust, Gate: c.eps, GateFrom: -1})
+			sk, err := New(Config{M: c.m, Alpha: c.alpha, Robust: c.robust, Gate: c.eps, GateFrom: -1, Skip: c.skip})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,6 +90,9 @@ func TestGateOpenLoop(t *testing.T) {
 				dn.Update(g)
 				if int64(len(dn.Drops)) != sk.Counts().Drops {
 					t.Fatalf("step %d: %d drops, dense %d", step, sk.Counts().Drops, len(dn.Drops))
+				}
+				if n, _ := sk.SkipSums(); n != int64(dn.Skips) {
+					t.Fatalf("step %d: %d skips, dense %d", step, n, dn.Skips)
 				}
 				if step%5 != 0 && step != T-1 {
 					continue
@@ -109,7 +116,14 @@ func TestGateOpenLoop(t *testing.T) {
 			if math.Abs(dropA-dn.DropA) > 1e-9*dn.DropA {
 				t.Fatalf("Σ E′/α = %v, dense %v", dropA, dn.DropA)
 			}
-			t.Logf("worst %.2e; drops %d (Σ E′/α %.4g), absorbs %d appends %d compactions %d", worst, cnt.Drops, dropA, cnt.Absorbs, cnt.Appends, cnt.Compactions)
+			skips, skipA := sk.SkipSums()
+			if c.skip > 0 && (skips == 0 || skips == cnt.Updates) {
+				t.Fatalf("%d skips of %d updates: the case does not exercise both paths", skips, cnt.Updates)
+			}
+			if math.Abs(skipA-dn.SkipA) > 1e-9*dn.SkipA {
+				t.Fatalf("Σ ‖ĝ‖²/α of the skips = %v, dense %v", skipA, dn.SkipA)
+			}
+			t.Logf("worst %.2e; drops %d (Σ E′/α %.4g), skips %d, absorbs %d appends %d compactions %d", worst, cnt.Drops, dropA, skips, cnt.Absorbs, cnt.Appends, cnt.Compactions)
 		})
 	}
 }
@@ -120,13 +134,19 @@ func TestGateOpenLoop(t *testing.T) {
 // drops D_t positive semidefinite (smallest eigenvalue ≥ −1e-12‖GᵀG‖₂)
 // with trace Σ E′ of the step's drops; and every 25 steps
 // 0 ⪯ GᵀG − SᵀS ⪯ (Σρ + ‖ΣD_t‖₂)·I and Σρ ≤ Ω_k/(m − k) for every k < m.
+// With skips (Config.Skip) a skipped step has no shrinkage and D_t = ĝĝᵀ,
+// whose trace is the skip's ‖ĝ‖².
 func TestGateBounds(t *testing.T) {
 	for k, dm := range [][3]int{{30, 4, 6}, {40, 8, 10}, {25, 6, 25}, {60, 10, 4}} {
 		d, m, s := dm[0], dm[1], dm[2]
-		for _, robust := range []bool{false, true} {
-			t.Run(fmt.Sprintf("d%d_m%d_s%d_robust%v", d, m, s, robust), func(t *testing.T) {
+		for _, c := range []struct {
+			robust bool
+			skip   float64
+		}{{false, 0}, {true, 0}, {false, 5}, {true, 5}} {
+			robust := c.robust
+			t.Run(fmt.Sprintf("d%d_m%d_s%d_robust%v_skip%g", d, m, s, robust, c.skip), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(k), 27))
-				sk, err := New(Config{M: m, Alpha: 0.05, Robust: robust, Gate: 2, GateFrom: -1})
+				sk, err := New(Config{M: m, Alpha: 0.05, Robust: robust, Gate: 2, GateFrom: -1, Skip: c.skip})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -140,13 +160,16 @@ func TestGateBounds(t *testing.T) {
 				for step, g := range decayingStream(rng, 300, d, s) {
 					G = append(G, g)
 					P := add(prev, gramT([][]float64{g}, d))
-					rho0, dropA0 := sk.SumRho(), sk.sumDropA
+					rho0, dropA0, skips0, skipA0 := sk.SumRho(), sk.sumDropA, sk.skips, sk.sumSkipA
 					h.feed(sk, 1, g)
 					alpha := sk.Alpha() // α_t, after RFD's growth
 					cur := sts(sk, h.Z, d)
 					scale := symEigen(gramT(G, d))[d-1]
-					// Δ_t from P's eigendecomposition.
+					// Δ_t from P's eigendecomposition; none where ĝ was skipped.
 					rho, delta := shrinkage(P, m)
+					if sk.skips > skips0 {
+						rho, delta = 0, gramT(nil, d)
+					}
 					if math.Abs(rho-(sk.SumRho()-rho0)) > 1e-9*scale {
 						t.Fatalf("step %d: ρ = %v, sketch %v", step, rho, sk.SumRho()-rho0)
 					}
@@ -159,7 +182,7 @@ func TestGateBounds(t *testing.T) {
 					for i := range D {
 						tr += D[i][i]
 					}
-					if want := (sk.sumDropA - dropA0) * alpha; math.Abs(tr-want) > 1e-9*scale {
+					if want := (sk.sumDropA - dropA0 + sk.sumSkipA - skipA0) * alpha; math.Abs(tr-want) > 1e-9*scale {
 						t.Fatalf("step %d: trace of the drop %v, Σ E′ of the drops %v", step, tr, want)
 					}
 					drops = add(drops, D)
@@ -172,7 +195,10 @@ func TestGateBounds(t *testing.T) {
 				if sk.Counts().Drops == 0 {
 					t.Fatal("no drops: the case does not exercise the gate")
 				}
-				t.Logf("%+v", sk.Counts())
+				if c.skip > 0 && (sk.skips == 0 || sk.skips == sk.Counts().Updates) {
+					t.Fatalf("%d skips of %d updates: the case does not exercise both paths", sk.skips, sk.Counts().Updates)
+				}
+				t.Logf("%+v, skips %d", sk.Counts(), sk.skips)
 			})
 		}
 	}
@@ -270,6 +296,9 @@ func TestGateMatchesDense(t *testing.T) {
 			cfg := c.config()
 			// ε from "drop at nearly every shrink" to "now and then".
 			cfg.Gate, cfg.GateFrom = []float64{4, 0.3, 0.03}[c.seed%3], -1
+			if c.seed%2 == 1 {
+				cfg.Skip = 0.5 / cfg.Gate // skips below α/2
+			}
 			sp, sk := newSparse(t, c, cfg)
 			fdd := gated(sk, c.m, c.d, c.alpha, cfg.Gate, c.robust)
 			dn := dense.NewSON(c.d, c.C, dense.Sigma(c.lossName, c.C), 1, 0, c.diag, dense.Loss(c.lossName), fdd)
@@ -285,7 +314,10 @@ func TestGateMatchesDense(t *testing.T) {
 			if sk.Counts().Drops == 0 {
 				t.Fatal("no drops: the case does not exercise the gate")
 			}
-			t.Logf("max rel %.2e, weights %.2e, drops %d", worst, ww, sk.Counts().Drops)
+			if skips, _ := sk.SkipSums(); cfg.Skip > 0 && (skips == 0 || skips == sk.Counts().Updates) || skips != int64(fdd.Skips) {
+				t.Fatalf("%d skips of %d updates (dense %d): the case does not exercise both paths", skips, sk.Counts().Updates, fdd.Skips)
+			}
+			t.Logf("max rel %.2e, weights %.2e, drops %d, skips %d", worst, ww, sk.Counts().Drops, fdd.Skips)
 		})
 	}
 }
@@ -327,7 +359,7 @@ func TestGateSwitch(t *testing.T) {
 func TestGateSaveLoad(t *testing.T) {
 	c := setup{d: 100, m: 8, s: 10, lossName: "logistic", alpha: 0.5, C: 1, seed: 262}
 	cfg := c.config()
-	cfg.Gate, cfg.GateFrom = 4, -1
+	cfg.Gate, cfg.GateFrom, cfg.Skip = 4, -1, 0.1
 	data := c.data(1200)
 	a, ska := newSparse(t, c, cfg)
 	for i := range data[:600] {
@@ -339,6 +371,11 @@ func TestGateSaveLoad(t *testing.T) {
 	rb, db := skb.GateSums()
 	if ska.Counts() != skb.Counts() || ra != rb || da != db || ska.Counts().Drops == 0 {
 		t.Fatalf("loaded %+v %v %v, saved %+v %v %v", skb.Counts(), rb, db, ska.Counts(), ra, da)
+	}
+	if na, sa := ska.SkipSums(); na == 0 {
+		t.Fatal("no skips: the case does not exercise their state")
+	} else if nb, sb := skb.SkipSums(); na != nb || sa != sb {
+		t.Fatalf("skips loaded %d %v, saved %d %v", nb, sb, na, sa)
 	}
 	for i := range data[600:] {
 		ex := &data[600+i]
@@ -355,6 +392,10 @@ func TestGateValidates(t *testing.T) {
 		{M: 5, Alpha: 1, Gate: math.NaN()},
 		{M: 5, Alpha: 1, Gate: math.Inf(1)},
 		{M: 5, Alpha: 1, Gate: 0.1, Fast: true},
+		{M: 5, Alpha: 1, Skip: 0.1},
+		{M: 5, Alpha: 1, Gate: 0.1, Skip: -1},
+		{M: 5, Alpha: 1, Gate: 0.1, Skip: math.NaN()},
+		{M: 5, Alpha: 1, Gate: 0.1, Skip: math.Inf(1)},
 	} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("%+v: accepted", cfg)

@@ -36,6 +36,10 @@ func (s *Sketch) Save(w *model.Writer) {
 		w.Float64(s.sumRhoA)
 		w.Float64(s.sumDropA)
 	}
+	if s.cfg.Skip != 0 {
+		w.Uint64(uint64(s.skips))
+		w.Float64(s.sumSkipA)
+	}
 }
 
 func (c *Counts) fields() []*int64 {
@@ -104,10 +108,16 @@ func (s *Sketch) Load(r *model.Reader) error {
 	if s.cfg.Gate != 0 {
 		drops, rhoA, dropA = int64(r.Uint64()), r.Float64(), r.Float64()
 	}
+	var skips int64
+	var skipA float64
+	if s.cfg.Skip != 0 {
+		skips, skipA = int64(r.Uint64()), r.Float64()
+	}
 	if r.Err() != nil {
 		return r.Err()
 	}
-	if drops < 0 || !(rhoA >= 0) || !(dropA >= 0) || math.IsInf(rhoA, 0) || math.IsInf(dropA, 0) {
+	if drops < 0 || !(rhoA >= 0) || !(dropA >= 0) || math.IsInf(rhoA, 0) || math.IsInf(dropA, 0) ||
+		skips < 0 || !(skipA >= 0) || math.IsInf(skipA, 0) {
 		return fmt.Errorf("%w: bad FD gate counters", model.ErrCorrupt)
 	}
 	if m != s.m || lb != s.lb || pm != s.pmax {
@@ -150,6 +160,7 @@ func (s *Sketch) Load(r *model.Reader) error {
 	s.alpha, s.sumRho, s.grow, s.knorm = alpha, sumRho, grow, knorm
 	s.cnt = cnt
 	s.cnt.Drops, s.sumRhoA, s.sumDropA = drops, rhoA, dropA
+	s.skips, s.sumSkipA = skips, skipA
 	return nil
 }
 
@@ -204,4 +215,8 @@ func (s *Sketch) Report(w io.Writer, sumG2 float64) {
 	}
 	fmt.Fprintf(w, "gate %s: drops %d (%.4f per update), Σ E′/α of the drops = %.6g beside Σ m·ρ/α = %.6g\n",
 		gate, c.Drops, rate(c.Drops), s.sumDropA, s.sumRhoA)
+	if s.cfg.Skip != 0 {
+		fmt.Fprintf(w, "gate's skips (‖ĝ‖² < κ·ε·α, κ = %g): %d (%.4f per update), Σ ‖ĝ‖²/α of the skips = %.6g; Σ(m·ρ + E′ + ‖ĝ‖²)/α = %.6g\n",
+			s.cfg.Skip, s.skips, rate(s.skips), s.sumSkipA, s.sumRhoA+s.sumDropA+s.sumSkipA)
+	}
 }

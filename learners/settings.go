@@ -236,6 +236,9 @@ func sonFamilyOptions(s *Settings) model.Options {
 		// so that every feature's row is as narrow; a model without it
 		// has fd's 2m (the gated models before it, and exact FD).
 		o["row_cap"] = strconv.Itoa(fd.GatedRowCap(s.SketchSize))
+		// The gate's skips (fd.SONSkip); absent: none, the gated models
+		// before them.
+		o["fd_skip"] = FormatFloat(fd.SONSkip)
 	}
 	return o
 }

@@ -67,7 +67,7 @@ func fdKind(robust, fast bool) func(o model.Options, p *optParser) (sparse.Sketc
 		// Models without fd_gate are exact FD (as every model before it),
 		// those without row_cap have fd's default cap.
 		cfg := fd.Config{M: p.int(o, "m"), Alpha: sketchAlpha(o, p), Robust: robust, Fast: fast, HostAlpha: ScaledSketch(o),
-			Gate: optFloat(o, "fd_gate", 0, p)}
+			Gate: optFloat(o, "fd_gate", 0, p), Skip: optFloat(o, "fd_skip", 0, p)}
 		if _, ok := o["row_cap"]; ok {
 			cfg.RowCap = p.int(o, "row_cap")
 		}

@@ -53,6 +53,12 @@ type FD struct {
 	// Drops lists E′ of every dropped direction, DropA Σ E′/α over them.
 	Drops []float64
 	DropA float64
+	// Skip is κ of the gate's skips (package fd's Config.Skip; per-step,
+	// Gate > 0): a ĝ with ‖ĝ‖² < κ·Gate·α is left out, no shrink. Skips
+	// counts them, SkipA is Σ‖ĝ‖²/α over them.
+	Skip  float64
+	Skips int
+	SkipA float64
 }
 
 // NewFD returns an empty dense FD/RFD sketch; alpha is α (FD) or α₀ (RFD).
@@ -103,6 +109,11 @@ func (f *FD) S() *mat.Dense { return rowsMatrix(f.Rows, f.D) }
 // Update implements Sketch.
 func (f *FD) Update(g []float64) {
 	g = append([]float64(nil), g...)
+	if n := dotv(g, g); !f.Fast && f.Gate > 0 && f.Skip > 0 && n < f.Skip*f.Gate*f.A {
+		f.Skips++
+		f.SkipA += n / f.A
+		return
+	}
 	if !f.Fast {
 		f.Rows[f.M-1] = g // the last row is always zero before the insert
 		f.shrink()
