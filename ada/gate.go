@@ -134,23 +134,28 @@ func (c Config) validGate() error {
 	if !(c.Skip >= 0) || math.IsInf(c.Skip, 0) || c.Skip > 0 && (c.Precond != Escaped || c.Gate == 0) {
 		return fmt.Errorf("Config.Skip %v: must be finite, ≥ 0, and 0 unless the escaped form is gated (Config.Gate)", c.Skip)
 	}
-	if c.Gate > 0 && c.Buffer == Doubled {
-		return errors.New("the gate (Config.Gate) applies to the per-step sketch, not the doubled buffer (Config.Buffer)")
+	if c.Gate > 0 && c.Buffer == Doubled && c.Precond == Escaped && c.Skip == 0 {
+		// The doubled buffer has no absorb to refuse: its gate is the
+		// skips alone, and in the escaped form those need κ.
+		return errors.New("the doubled buffer's gate (Config.Gate) is its skips only: the escaped form needs Config.Skip > 0 with it")
 	}
 	return nil
 }
 
-// gatedSketchConfig is sketchConfig with c's gate.
+// gatedSketchConfig is sketchConfig with c's gate; the doubled buffer's
+// gate is the skips alone (skipSketch), so fd's sketch stays ungated.
 func (c Config) gatedSketchConfig() fd.Config {
 	sc := c.sketchConfig()
-	sc.Gate, sc.GateFrom = c.Gate, c.GateFrom
+	if c.Buffer == Single {
+		sc.Gate, sc.GateFrom = c.Gate, c.GateFrom
+	}
 	return sc
 }
 
 // dropMass is ΣE′ of the directions the gate dropped (GateSums' Σ E′/α
 // with the sketch's α = 1).
 func (a *Learner) dropMass() float64 {
-	if a.cfg.Gate == 0 {
+	if a.cfg.Gate == 0 || a.cfg.Buffer == Doubled {
 		return 0
 	}
 	_, m := a.sk.GateSums()
@@ -188,6 +193,10 @@ func (a *Learner) reportGate(w io.Writer) {
 		return
 	}
 	m := a.dropMass()
+	if a.cfg.Buffer == Doubled {
+		a.reportDoubledSkips(w)
+		return
+	}
 	if a.cfg.Precond == Delta {
 		fmt.Fprintf(w, "gate: %d directions dropped below E′ < (εδ)² = %.6g, ΣE′ = %.6g; %d gradients with ‖ĝ‖² below it kept out of the sketch in this run\n", a.sk.Counts().Drops, a.gateLimit(), m, a.skips)
 		return
@@ -197,4 +206,14 @@ func (a *Learner) reportGate(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "gate: %d directions dropped below E′ < ε·r, ΣE′ = %.6g, r = ρ_{1:t} + ΣE′/τ + ε = %.6g\n", a.sk.Counts().Drops, m, a.escapedMass())
+}
+
+// reportDoubledSkips is reportGate for the doubled buffer, whose gate is
+// the skips alone.
+func (a *Learner) reportDoubledSkips(w io.Writer) {
+	if a.cfg.Precond == Delta {
+		fmt.Fprintf(w, "gate (doubled buffer, skips only): %d gradients with ‖ĝ‖² < (εδ)² = %.6g kept out of the buffer in this run\n", a.skips, a.gateLimit())
+		return
+	}
+	fmt.Fprintf(w, "gate (doubled buffer, skips only): %d gradients with ‖ĝ‖² < κ·ε·r (κ = %g) kept out of the buffer in this run, Σ‖ĝ‖² of all skipped = %.6g; r = ρ_{1:t} + Σ‖ĝ‖²/τ + ε = %.6g\n", a.skips, a.cfg.Skip, a.skipMass, a.escapedMass())
 }
