@@ -52,11 +52,13 @@ import (
 // Σ E′/α, α = 1 here). The δ form has no escaped mass to adjust: a drop
 // changes H⁻¹ only along the dropped direction, by the factor above.
 //
-// The gate acts where package fd's does: the per-step sketch only (the
-// doubled buffer of ADA-FFD, FTFSL and Fast S-ADA has no absorb to refuse),
-// once the features seen reach fd.GateRows times the row cap 2τ (the small
-// sets never get there and keep exact FD's predictions), with Z's rows
-// capped at τ + 4 while it acts.
+// The gate's drops act where package fd's do: the per-step sketch only
+// (the doubled buffer of ADA-FFD, FTFSL and Fast S-ADA has no absorb to
+// refuse), once the features seen reach fd.GateRows times the row cap 2τ
+// (the small sets never get there and keep exact FD's predictions), with
+// Z's rows capped at τ + 4 while it acts. The doubled buffer takes the
+// skips alone ("Small gradients" below): Config.Gate there is never passed
+// to package fd.
 //
 // Where it pays (news20 twice over as text, one pass, logistic, τ = 20,
 // valgrind --tool=cachegrind instructions; FD-SON at m = 10: 4.51e9): in
@@ -100,6 +102,29 @@ import (
 // (news20 test error 8.87 → 8.92 % logistic, 7.85 → 7.87 % squared) and
 // the CLI sets κ = 0.1 for it (learners.ADASkip); FTSL's dual averaging
 // lost 0.45 points at the same κ, and FTSL keeps every gradient.
+//
+// # Small gradients in the doubled buffer
+//
+// ADA-FFD, FTFSL and Fast S-ADA append every gradient outside the
+// sketch's span as a row of Z and compact every τ or so examples, which
+// leaves every feature's row stale (143 row refreshes per example on
+// news20 at the defaults). The same skips apply, with the same switch
+// (from fd.GateRows·2τ features seen) and the same limits: δ form ‖ĝ‖² <
+// (εδ)², escaped form ‖ĝ‖² < κ·ε·r with ‖ĝ‖²/τ added to r. The bound is
+// the per-step one: ĝĝᵀ is PSD, so the buffer without the skipped
+// gradients under-approximates GᵀG by Σ‖ĝ_skipped‖² more at most (0 ⪯ GᵀG
+// − VMVᵀ ⪯ (ρ_{1:t} + Σ‖ĝ_skipped‖²)·I, TestDoubledSkipsBounds). A full
+// buffer is shrunk when the next gradient joins it (fd's order), so a
+// skipped gradient's step sees the full buffer; the dense reference
+// (internal/dense.GatedADA with ADAConfig.Fast) does the same. The CLI's
+// defaults: ADA-FFD as ADA-FD (ε = 2 under --ada_scale auto), Fast S-ADA as
+// S-ADA (ε = 0.3, κ = 0.1), FTFSL ε = 0.3, κ = 0.03 (learners.ADADualSkip).
+// News20, one pass, logistic (test error; gradients kept out of the
+// buffer; row refreshes per example): ADA-FFD 7.63 → 7.85 %, 86.7 %, 143 →
+// 58; Fast S-ADA 9.75 → 9.77 %, 96.4 %, 143 → 16; FTFSL 9.63 → 9.65 %,
+// 82.5 %, 113 → 44. CPU time on news20 ×10 as text, one pass: ADA-FFD
+// 3.72 → 1.24 s, Fast S-ADA 3.83 → 1.08 s, FTFSL 8.22 → 1.53 s (FD-SON
+// 0.80 s).
 
 // gateActs reports whether the gate acts on the next update: Config.Gate
 // > 0 and the features seen reach Config.GateFrom (fd.Config.GateFrom: 0
