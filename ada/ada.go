@@ -95,7 +95,7 @@ func newLearner(cfg Config, l loss.Loss, sk *fd.Sketch, sp *son.Split) (*Learner
 	}
 	a := &Learner{cfg: cfg, loss: l, sk: sk, sp: sp,
 		w: make([]float64, lb), v: make([]float64, sk.MaxRows())}
-	if cfg.Gate > 0 {
+	if cfg.Gate > 0 && cfg.Buffer == Single {
 		sk.SetGateLimit(a.gateLimit)
 	}
 	return a, nil

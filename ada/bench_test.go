@@ -56,16 +56,20 @@ func BenchmarkPredict(b *testing.B) {
 	}
 }
 
-// BenchmarkLearnGated is BenchmarkLearn for the gated per-step learners
+// BenchmarkLearnGated is BenchmarkLearn for the gated learners
 // (Config.Gate = fd.DefaultGate, acting from fd's default GateFrom) at
-// τ = 20.
+// τ = 20; the doubled buffer's escaped form with its skips (Config.Skip =
+// 0.1).
 func BenchmarkLearnGated(b *testing.B) {
 	data := dense.News(18)
-	for _, v := range perStep() {
+	for _, v := range variants() {
 		c := oracleCase{v: v, tau: 20, eta: 0.25}
 		b.Run(v.String(), func(b *testing.B) {
 			cfg := c.config()
 			cfg.Bits, cfg.Gate = 18, fd.DefaultGate
+			if cfg.Buffer == Doubled && cfg.Precond == Escaped {
+				cfg.Skip = 0.1
+			}
 			a, err := New(cfg, loss.Logistic{})
 			if err != nil {
 				b.Fatal(err)

@@ -54,8 +54,9 @@ type Config struct {
 	// Epsilon ≥ 0 is added to ρ_{1:t} in the escaped form (ρ + ε)I; with
 	// ρ + ε = 0 the pseudo-inverse is taken.
 	Epsilon float64
-	// Gate is ε of the gated sketch (gate.go; per-step learners only): 0
-	// is exact FD. GateFrom is the number of features seen from which it
+	// Gate is ε of the gated sketch (gate.go): 0 is exact FD. With the
+	// doubled buffer it selects the skips alone (no drops: the buffer has
+	// no absorb to refuse). GateFrom is the number of features seen from which it
 	// acts (fd.Config.GateFrom: 0 the default, negative from the start).
 	Gate     float64
 	GateFrom int

@@ -39,7 +39,7 @@ func CheckSON(s *Settings) error {
 	case !(s.FDGate >= 0) || math.IsInf(s.FDGate, 0):
 		return fmt.Errorf("%s %v: must be ≥ 0 and finite", n("fd_gate"), s.FDGate)
 	case s.given("fd_gate") && !s.Resume && !s.on("fd") && !s.on("rfd") && !adaGated(s):
-		return fmt.Errorf("%s applies to %s, %s and the per-step FD-adaptive learners (%s, %s, %s)", n("fd_gate"), n("fd"), n("rfd"), n("ada_fd"), n("ftsl"), n("sada"))
+		return fmt.Errorf("%s applies to %s, %s and the FD-adaptive learners with a sketch (not %s)", n("fd_gate"), n("fd"), n("rfd"), n("ada_full"))
 	case !(s.OjaRate > 0) || math.IsInf(s.OjaRate, 0):
 		return fmt.Errorf("%s %v: must be positive", n("oja_rate"), s.OjaRate)
 	}

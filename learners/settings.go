@@ -300,14 +300,22 @@ func adaOptions(s *Settings) model.Options {
 			gate = ADADeltaGate
 		}
 	}
-	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Single && gate != 0 && (n.Precond == ada.Escaped || s.given("fd_gate") || !s.Resume) || s.Resume && s.given("fd_gate") {
+	n, ok := ada.Lookup(name)
+	if ok && n.Buffer == ada.Single && gate != 0 && (n.Precond == ada.Escaped || s.given("fd_gate") || !s.Resume) ||
+		ok && adaSkipsDoubled(name) && gate != 0 && (s.given("fd_gate") || !s.Resume) || s.Resume && s.given("fd_gate") {
 		// Absent = exact FD (the models before the gate, and --fd_gate 0);
 		// a run that resumes a model states it to be checked, and one that
 		// does not takes the model's.
 		o["fd_gate"] = FormatFloat(gate)
 	}
-	if name == "sada" && o["fd_gate"] != "" && o["fd_gate"] != "0" && !s.Resume {
-		o["ada_skip"] = FormatFloat(ADASkip) // absent: no skips, the models before them
+	if o["fd_gate"] != "" && o["fd_gate"] != "0" && !s.Resume {
+		// Absent: no skips, the models before them.
+		switch name {
+		case "sada", "sada_fast":
+			o["ada_skip"] = FormatFloat(ADASkip)
+		case "ftfsl":
+			o["ada_skip"] = FormatFloat(ADADualSkip)
+		}
 	}
 	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Doubled {
 		// The doubled buffer's Z row cap (ada.DoubledRowCap); a model

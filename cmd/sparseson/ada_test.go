@@ -38,8 +38,7 @@ func TestADAFlags(t *testing.T) {
 		{[]string{"--epsilon", "1"}, "--epsilon applies"},
 		{[]string{"--ada_fd", "--nasa"}, "does not apply to --ada_fd"},
 		{[]string{"--ada_fd", "--power_t", "1"}, "--power_t does not apply"},
-		{[]string{"--ada_ffd", "--fd_gate", "0.3"}, "--fd_gate applies to --fd, --rfd and the per-step"},
-		{[]string{"--sada_fast", "--fd_gate", "0"}, "--fd_gate applies to"},
+		{[]string{"--ada_full", "-b", "8", "--fd_gate", "0.3"}, "--fd_gate applies to --fd, --rfd and the FD-adaptive learners with a sketch"},
 		{[]string{"--ftsl", "--fd_gate", "-1"}, "--fd_gate -1: must be ≥ 0"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
@@ -169,12 +168,12 @@ func TestADAScaleModels(t *testing.T) {
 	}
 }
 
-// TestADAGateModels: the gate's ε is saved with an FTSL, S-ADA or ADA-FD
-// model (--fd_gate, default on: 0.3, and 2 for ADA-FD under --ada_scale
-// auto), and not with --fd_gate 0, ADA-FD at --ada_scale paper or a
-// doubled-buffer model, which are written as before the gate; a resumed
-// run may restate the model's ε but not change it. A gated S-ADA model
-// also states its skips (ada_skip).
+// TestADAGateModels: the gate's ε is saved with every FD-adaptive model
+// with a sketch (--fd_gate, default on: 0.3, and 2 for ADA-FD and ADA-FFD
+// under --ada_scale auto), and not with --fd_gate 0 or the δ form at
+// --ada_scale paper, which are written as before the gate; a resumed run
+// may restate the model's ε but not change it. A gated S-ADA, Fast S-ADA
+// or FTFSL model also states its skips (ada_skip).
 func TestADAGateModels(t *testing.T) {
 	dir := t.TempDir()
 	train := filepath.Join("..", "..", "testdata", "splice.train.vw.gz")
@@ -191,7 +190,11 @@ func TestADAGateModels(t *testing.T) {
 		{[]string{"--sada"}, true, []string{"0"}, []string{"0.3"}},
 		{[]string{"--ftsl", "--fd_gate", "2"}, true, []string{"0.3"}, []string{"2"}},
 		{[]string{"--sada", "--fd_gate", "0"}, false, []string{"0.3"}, []string{"0"}},
-		{[]string{"--ada_ffd"}, false, []string{"0.3"}, []string{"0"}},
+		{[]string{"--ada_ffd"}, true, []string{"0.3", "0"}, []string{"2"}},
+		{[]string{"--ada_ffd", "--ada_scale", "paper"}, false, []string{"2"}, []string{"0"}},
+		{[]string{"--sada_fast"}, true, []string{"0"}, []string{"0.3"}},
+		{[]string{"--ftfsl"}, true, []string{"0"}, []string{"0.3"}},
+		{[]string{"--ftfsl", "--fd_gate", "0"}, false, []string{"0.3"}, []string{"0"}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			m := filepath.Join(dir, strings.ReplaceAll(strings.Join(c.args, ""), "-", "_"))
@@ -199,8 +202,8 @@ func TestADAGateModels(t *testing.T) {
 			if got := strings.Contains(read(t, m), "fd_gate"); got != c.stored {
 				t.Fatalf("fd_gate in the model: %v, want %v", got, c.stored)
 			}
-			// S-ADA's skips (ada.Config.Skip) go with its gate, and only its.
-			if got, want := strings.Contains(read(t, m), "ada_skip"), c.stored && c.args[0] == "--sada"; got != want {
+			// The escaped form's skips (ada.Config.Skip) go with its gate.
+			if got, want := strings.Contains(read(t, m), "ada_skip"), c.stored && c.args[0] != "--ada_fd" && c.args[0] != "--ada_ffd" && c.args[0] != "--ftsl"; got != want {
 				t.Fatalf("ada_skip in the model: %v, want %v", got, want)
 			}
 			for _, g := range c.refuse {

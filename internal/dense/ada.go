@@ -76,9 +76,15 @@ type ADA struct {
 	R    int
 	// Shrinks counts the doubled buffer's shrinks.
 	Shrinks int
-	// step, if set, replaces the per-step sketch's update (GatedADA's
-	// gated FD); the rest of a round is ADA's.
-	step func(g []float64)
+	// step, if set, replaces the sketch's update (GatedADA's gated FD or
+	// skips) and reports that the doubled buffer is full; the rest of a
+	// round is ADA's.
+	step func(g []float64) (full bool)
+	// deferShrink keeps a full doubled buffer until the next gradient
+	// that joins it (package fd's order, rank.go), so that a skipped
+	// gradient's step sees the buffer as the sparse learner has it;
+	// shrinkDue marks the buffer full.
+	deferShrink, shrinkDue bool
 }
 
 // NewADA returns an untrained dense reference.
@@ -132,7 +138,7 @@ func (a *ADA) Learn(ex *sparse.Example) float64 {
 	}
 	var fill bool
 	if a.step != nil {
-		a.step(gs)
+		fill = a.step(gs)
 	} else {
 		fill = a.sketch(gs)
 	}
@@ -152,7 +158,10 @@ func (a *ADA) Learn(ex *sparse.Example) float64 {
 			a.Beta[j] -= a.Cfg.Eta * pg[j]
 		}
 	}
-	if fill {
+	switch {
+	case fill && a.deferShrink:
+		a.shrinkDue = true
+	case fill:
 		a.shrinkFast()
 	}
 	return pred

@@ -36,10 +36,18 @@ type GatedADA struct {
 	Gram   []float64
 }
 
-// NewGatedADA returns an untrained gated reference (per-step cfg only).
+// NewGatedADA returns an untrained gated reference. With the doubled
+// buffer (cfg.Fast) the gate is the skips alone (package ada's gate.go):
+// FD is nil, nothing is dropped, tries is unused, and a full buffer is
+// shrunk when the next gradient joins it (ADA.deferShrink).
 func NewGatedADA(cfg ADAConfig, l loss.Loss, gate float64, tries func() int) *GatedADA {
-	if cfg.Tau == 0 || cfg.Fast {
-		panic("dense: the gate applies to the per-step sketch")
+	if cfg.Tau == 0 {
+		panic("dense: the gate applies to a sketch")
+	}
+	if cfg.Fast {
+		a := &GatedADA{ADA: NewADA(cfg, l), Gate: gate, Gram: make([]float64, cfg.D*cfg.D)}
+		a.step, a.deferShrink = a.fastStep, true
+		return a
 	}
 	f := NewFD(cfg.Tau, cfg.D, 1, false, false)
 	f.Gate, f.Tries = gate, tries
@@ -54,13 +62,15 @@ func (a *GatedADA) Limit() float64 {
 		e := a.Gate * a.Cfg.Delta
 		return e * e
 	}
+	if a.FD == nil {
+		return a.Gate * (a.Rho + a.Cfg.Eps) // Rho counts the skips' ‖ĝ‖²/τ
+	}
 	return a.Gate * (a.FD.SumRho + (a.DropMass+a.SkipMass)/float64(a.Cfg.Tau) + a.Cfg.Eps)
 }
 
-// gatedStep is the gated FD step, ADA.Learn's per-step sketch here: the
-// limit set through FD's α (FD's own limit is Gate·A; A is otherwise
-// unused by plain FD), ADA's rows and escaped mass taken from FD.
-func (a *GatedADA) gatedStep(g []float64) {
+// skip records g in Gram and Limits and reports whether it stays out of
+// the sketch, counting it if so.
+func (a *GatedADA) skip(g []float64) bool {
 	d := a.Cfg.D
 	for i, gi := range g {
 		if gi == 0 {
@@ -79,11 +89,43 @@ func (a *GatedADA) gatedStep(g []float64) {
 	if !a.Cfg.Escaped && gsq < lim || a.Cfg.Escaped && gsq < a.SkipK*lim {
 		a.SkipMass += gsq
 		a.Skips++
+		return true
+	}
+	return false
+}
+
+// fastStep is the doubled buffer's sketch with the skips: a skipped
+// gradient's ‖ĝ‖²/τ joins ρ in the escaped form; one that joins the buffer
+// first shrinks it if the last one filled it.
+func (a *GatedADA) fastStep(g []float64) (full bool) {
+	if a.skip(g) {
+		if a.Cfg.Escaped {
+			var gsq float64
+			for _, v := range g {
+				gsq += v * v
+			}
+			a.Rho += gsq / float64(a.Cfg.Tau)
+		}
+		return false
+	}
+	if a.shrinkDue {
+		a.shrinkFast()
+		a.shrinkDue = false
+	}
+	return a.sketch(g)
+}
+
+// gatedStep is the gated FD step, ADA.Learn's per-step sketch here: the
+// limit set through FD's α (FD's own limit is Gate·A; A is otherwise
+// unused by plain FD), ADA's rows and escaped mass taken from FD.
+func (a *GatedADA) gatedStep(g []float64) bool {
+	if a.skip(g) {
 		if a.Cfg.Escaped {
 			a.Rho = a.FD.SumRho + (a.DropMass+a.SkipMass)/float64(a.Cfg.Tau)
 		}
-		return
+		return false
 	}
+	lim := a.Limits[len(a.Limits)-1]
 	a.FD.A = lim / a.Gate
 	n := len(a.FD.Drops)
 	a.FD.Update(g)
@@ -95,4 +137,5 @@ func (a *GatedADA) gatedStep(g []float64) {
 	}
 	a.Rho = a.FD.SumRho + (a.DropMass+a.SkipMass)/float64(a.Cfg.Tau)
 	a.Rhos = a.FD.Rhos
+	return false
 }
