@@ -99,14 +99,7 @@ func TestGatedOracle(t *testing.T) {
 					t.Parallel()
 					data := c.data()
 					sp, dn, worst := c.run(t, data)
-					want := dn.Weights()
-					var scale, wworst float64
-					for _, v := range want {
-						scale = math.Max(scale, math.Abs(v))
-					}
-					sp.Weights(func(slot uint32, w float64) {
-						wworst = max(wworst, math.Abs(w-want[slot])/(1+scale))
-					})
+					wworst := weightGap(sp, dn.Weights())
 					if !(worst <= 1e-9) || !(wworst <= 1e-9) {
 						t.Errorf("sparse vs dense: predictions %.3g, weights %.3g (tolerance 1e-9)", worst, wworst)
 					}
@@ -298,4 +291,17 @@ func TestGateConfig(t *testing.T) {
 			}
 		})
 	}
+}
+
+// weightGap is the largest |w_j − w̃_j|/(1 + max|w̃|) of the sparse learner's
+// weights against the dense reference's w̃.
+func weightGap(sp *Learner, want []float64) float64 {
+	var scale, gap float64
+	for _, v := range want {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	sp.Weights(func(slot uint32, w float64) {
+		gap = max(gap, math.Abs(w-want[slot])/(1+scale))
+	})
+	return gap
 }

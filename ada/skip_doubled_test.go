@@ -44,14 +44,7 @@ func TestDoubledSkipsOracle(t *testing.T) {
 			t.Run(fmt.Sprint(c), func(t *testing.T) {
 				t.Parallel()
 				sp, dn, worst := c.run(t, c.data())
-				want := dn.Weights()
-				var scale, wworst float64
-				for _, v := range want {
-					scale = math.Max(scale, math.Abs(v))
-				}
-				sp.Weights(func(slot uint32, w float64) {
-					wworst = max(wworst, math.Abs(w-want[slot])/(1+scale))
-				})
+				wworst := weightGap(sp, dn.Weights())
 				if !(worst <= 1e-9) || !(wworst <= 1e-9) {
 					t.Errorf("sparse vs dense: predictions %.3g, weights %.3g (tolerance 1e-9)", worst, wworst)
 				}
