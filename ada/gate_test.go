@@ -241,13 +241,7 @@ func TestGatedSaveLoad(t *testing.T) {
 			if want := fmt.Sprintf("gate: %d directions dropped", a.Sketch().Counts().Drops); !bytes.Contains(rep.Bytes(), []byte(want)) {
 				t.Errorf("report %q lacks %q", rep.String(), want)
 			}
-			b := reloaded(t, a, cfg)
-			for i := range data[cut:] {
-				ex := &data[cut+i]
-				if pa, pb := a.Learn(ex), b.Learn(ex); pa != pb {
-					t.Fatalf("example %d: learn %v after the reload, %v without", cut+i, pb, pa)
-				}
-			}
+			learnsAsReloaded(t, a, cfg, data, cut)
 		})
 	}
 }

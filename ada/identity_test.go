@@ -302,6 +302,19 @@ func reloaded(t *testing.T, a *Learner, cfg Config) *Learner {
 	return b
 }
 
+// learnsAsReloaded checks that a learner saved and loaded after data[:cut]
+// learns data[cut:] with a's bits.
+func learnsAsReloaded(t *testing.T, a *Learner, cfg Config, data []sparse.Example, cut int) {
+	t.Helper()
+	b := reloaded(t, a, cfg)
+	for i := range data[cut:] {
+		ex := &data[cut+i]
+		if pa, pb := a.Learn(ex), b.Learn(ex); pa != pb {
+			t.Fatalf("example %d: learn %v after the reload, %v without", cut+i, pb, pa)
+		}
+	}
+}
+
 // TestSaveLoad checks that save → load → continue is bit-identical to
 // never stopping, for every learner, mid-way through a stream (with
 // deferred steps pending and, for the doubled buffer, a partly filled

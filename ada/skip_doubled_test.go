@@ -125,13 +125,7 @@ func TestDoubledSkipsSaveLoad(t *testing.T) {
 			if a.skips == 0 || a.Sketch().Counts().Appends == 0 {
 				t.Fatalf("%d skips, %d appends before the cut: the case checks nothing", a.skips, a.Sketch().Counts().Appends)
 			}
-			b := reloaded(t, a, cfg)
-			for i := range data[cut:] {
-				ex := &data[cut+i]
-				if pa, pb := a.Learn(ex), b.Learn(ex); pa != pb {
-					t.Fatalf("example %d: learn %v after the reload, %v without", cut+i, pb, pa)
-				}
-			}
+			learnsAsReloaded(t, a, cfg, data, cut)
 		})
 	}
 }

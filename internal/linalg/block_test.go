@@ -81,15 +81,7 @@ func TestMulRowsBits(t *testing.T) {
 						T[i*ti+(r/2)*tj] = 0
 					}
 				}
-				src := make([]float64, r*lds)
-				for k := range src {
-					src[k] = rng.NormFloat64() * math.Exp(4*rng.NormFloat64())
-				}
-				if tc.nonFinite {
-					for k := 0; k < 3; k++ {
-						src[rng.IntN(len(src))] = []float64{math.Inf(1), math.Inf(-1), math.NaN()}[k]
-					}
-				}
+				src := wideRows(rng, r*lds, tc.nonFinite)
 				init := make([]float64, nr*ldd)
 				for k := range init {
 					init[k] = rng.NormFloat64()
@@ -164,4 +156,19 @@ func TestMulRowsAllocs(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("%v allocations per call", n)
 	}
+}
+
+// wideRows returns n values spread over many orders of magnitude, with an
+// Inf, a −Inf and a NaN among them if nonFinite.
+func wideRows(rng *rand.Rand, n int, nonFinite bool) []float64 {
+	src := make([]float64, n)
+	for k := range src {
+		src[k] = rng.NormFloat64() * math.Exp(4*rng.NormFloat64())
+	}
+	if nonFinite {
+		for k := 0; k < 3; k++ {
+			src[rng.IntN(len(src))] = []float64{math.Inf(1), math.Inf(-1), math.NaN()}[k]
+		}
+	}
+	return src
 }

@@ -48,15 +48,7 @@ func TestFormRowsBits(t *testing.T) {
 					cols[i] = rng.IntN(g)
 					sc[i] = math.Abs(rng.NormFloat64()) + 1e-3
 				}
-				src := make([]float64, r*lds)
-				for k := range src {
-					src[k] = rng.NormFloat64() * math.Exp(4*rng.NormFloat64())
-				}
-				if tc.nonFinite {
-					for k := 0; k < 3; k++ {
-						src[rng.IntN(len(src))] = []float64{math.Inf(1), math.Inf(-1), math.NaN()}[k]
-					}
-				}
+				src := wideRows(rng, r*lds, tc.nonFinite)
 				dst := make([]float64, nr*ldd)
 				for k := range dst {
 					dst[k] = rng.NormFloat64() // overwritten, not added to
