@@ -166,10 +166,14 @@ var adaFamily = &Family{
 			// β_j and a row of U (up to 2^b wide).
 			return 8 * (1 + math.Ldexp(1, int(cfg.Bits))), 0, nil
 		}
-		// A feature's row: β̄_j (or ḡ_j), its Z column, and a deferred-step
-		// stamp; the sketch's p×p matrices and the core's ring of maps.
-		p := float64(ada.RowCap(cfg))
-		return 8*(1+p) + 4, 8*4*p*p + 8*256*(2*p*p+p), nil
+		// A feature's row: β̄_j (or ḡ_j), its Z column, the pre-scaling's
+		// Σx_j² and n_j under --ada_scale auto, and a deferred-step stamp;
+		// the sketch's p×p matrices and the core's ring of maps.
+		p, row := float64(ada.RowCap(cfg)), 1.0
+		if o["ada_scale"] == "auto" {
+			row += 2
+		}
+		return 8*(row+p) + 4, 8*4*p*p + 8*256*(2*p*p+p), nil
 	},
 	describe: func(o model.Options) []string {
 		cfg, _ := adaConfig(o)
