@@ -61,9 +61,11 @@ import (
 // a square root and a division per feature, no lookup, no copy of the
 // example, no allocation. As a wrapper (NewPrescaled: ADA-FULL,
 // FTSL-Shampoo) it keeps a table of its own — one more slot lookup and
-// row per feature, and a copy of the example's values: on news20 ×10 as
-// text that was 0.17 CPU-s of ADA-FD's 0.75 (0.23–0.26 of FTSL's, FTFSL's
-// and S-ADA's). Both forms learn the same bits and save the same model.
+// row per feature, and a copy of the example's values: 47–49e6 more
+// instructions for one pass of news20 than the folded form (ADA-FD 1.726e9
+// against 1.678e9), 6–13 % more CPU time on news20 ×10 as text
+// (docs/algorithms.md §19). Both forms learn the same bits and save the
+// same model.
 type Prescaled struct {
 	inner sparse.Learner
 	pre   prescaler  // the wrapper's table of scales (split == nil)
