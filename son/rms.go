@@ -130,7 +130,9 @@ func (s *Learner) widenRows() {
 }
 
 // NewRMSSplit is NewSplit on x̃_j = x_j/s_j, s_j the root mean square of
-// feature j's training values so far (Config.RMS).
+// feature j's training values so far (Config.RMS): Begin, Sketch and Step
+// take x̃ for x, and Begin(ex, true) adds ex's values to the sums first
+// when ex.Weight > 0.
 func NewRMSSplit(bits uint, sk sparse.Sketch) (*Split, error) {
 	cfg := splitConfig(bits)
 	cfg.RMS = true
