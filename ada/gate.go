@@ -159,6 +159,9 @@ func (c Config) validGate() error {
 	if !(c.Skip >= 0) || math.IsInf(c.Skip, 0) || c.Skip > 0 && (c.Precond != Escaped || c.Gate == 0) {
 		return fmt.Errorf("Config.Skip %v: must be finite, ≥ 0, and 0 unless the escaped form is gated (Config.Gate)", c.Skip)
 	}
+	if !(c.Project >= 0) || math.IsInf(c.Project, 0) || c.Project > 0 && (c.Precond != Escaped || c.Buffer != Single || c.Gate == 0) {
+		return fmt.Errorf("Config.Project %v: must be finite, ≥ 0, and 0 unless the escaped form's per-step sketch is gated (Config.Gate)", c.Project)
+	}
 	if c.Gate > 0 && c.Buffer == Doubled && c.Precond == Escaped && c.Skip == 0 {
 		// The doubled buffer has no absorb to refuse: its gate is the
 		// skips alone, and in the escaped form those need κ.
@@ -172,7 +175,7 @@ func (c Config) validGate() error {
 func (c Config) gatedSketchConfig() fd.Config {
 	sc := c.sketchConfig()
 	if c.Buffer == Single {
-		sc.Gate, sc.GateFrom = c.Gate, c.GateFrom
+		sc.Gate, sc.GateFrom, sc.Project = c.Gate, c.GateFrom, c.Project
 	}
 	return sc
 }
@@ -184,7 +187,8 @@ func (a *Learner) dropMass() float64 {
 		return 0
 	}
 	_, m := a.sk.GateSums()
-	return m
+	_, pm := a.sk.ProjectSums()
+	return m + pm
 }
 
 // escapedMass is r of the escaped form: ρ_{1:t}, the gate's dropped mass

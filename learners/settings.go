@@ -315,6 +315,11 @@ func adaOptions(s *Settings) model.Options {
 			o["ada_skip"] = FormatFloat(ADASkip)
 		case "ftfsl":
 			o["ada_skip"] = FormatFloat(ADADualSkip)
+		case "ftsl":
+			if s.ADAScale != "paper" {
+				// Absent: no projected steps, the models before them.
+				o["ada_project"] = FormatFloat(ADAProject)
+			}
 		}
 	}
 	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Doubled {
