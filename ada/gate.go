@@ -177,6 +177,9 @@ func (c Config) validGate() error {
 	if !(c.Project >= 0) || math.IsInf(c.Project, 0) || c.Project > 0 && (c.Precond != Escaped || c.Buffer != Single || c.Gate == 0) {
 		return fmt.Errorf("Config.Project %v: must be finite, ≥ 0, and 0 unless the escaped form's per-step sketch is gated (Config.Gate)", c.Project)
 	}
+	if c.DualCache && c.Update != Dual {
+		return errors.New("Config.DualCache keeps a dual-averaging product: it needs the dual-averaging update")
+	}
 	if c.Gate > 0 && c.Buffer == Doubled && c.Precond == Escaped && c.Skip == 0 {
 		// The doubled buffer has no absorb to refuse: its gate is the
 		// skips alone, and in the escaped form those need κ.

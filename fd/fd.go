@@ -588,6 +588,7 @@ func finiteOrZero(v []float64) {
 // Update implements sparse.Sketch: one row of Frequent Directions.
 func (s *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	s.cnt.Updates++
+	s.proj.still = false
 	s.wcur = max(1, st.W)
 	s.gateTries = 0
 	c, n := st.C, st.N

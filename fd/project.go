@@ -82,6 +82,7 @@ type projState struct {
 	pending      int64
 	steps, folds int64
 	mass         float64 // Σb² over the projected steps
+	still        bool    // the last Update was a projected step without a fold
 }
 
 // projAlloc sizes the projected steps' arrays.
@@ -129,8 +130,10 @@ func (s *Sketch) projStep(st *sparse.Step, c, kap float64, zero bool) bool {
 	ps.pending++
 	ps.steps++
 	ps.mass = min(ps.mass+b2, math.MaxFloat64)
+	ps.still = true
 	if !(ps.tr < ProjectFold*lim) {
 		s.projFold()
+		ps.still = false
 	}
 	return true
 }

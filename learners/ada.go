@@ -245,6 +245,8 @@ func adaConfig(o model.Options) (ada.Config, error) {
 	cfg.Skip = optFloat(o, "ada_skip", 0, &p)
 	// Models without ada_project take no projected steps (as before them).
 	cfg.Project = optFloat(o, "ada_project", 0, &p)
+	// Models without ada_dual_cache form C·(Z·ḡ) afresh every example.
+	cfg.DualCache = optFloat(o, "ada_dual_cache", 0, &p) != 0
 	if _, ok := o["row_cap"]; ok {
 		// Models without it have fd's doubled-buffer cap 3τ (Config.RowCap 0).
 		cfg.RowCap = p.int(o, "row_cap")

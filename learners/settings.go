@@ -321,6 +321,10 @@ func adaOptions(s *Settings) model.Options {
 				o["ada_project"] = FormatFloat(ADAProject)
 			}
 		}
+		if (name == "ftsl" || name == "ftfsl") && s.ADAScale != "paper" {
+			// Absent: the dual-averaging product afresh every example.
+			o["ada_dual_cache"] = "1"
+		}
 	}
 	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Doubled {
 		// The doubled buffer's Z row cap (ada.DoubledRowCap); a model
