@@ -59,7 +59,8 @@ import (
 // the sketch. Until then the host's preconditioner reads S without A:
 // SᵀS ⪯ T ⪯ SᵀS + ProjectFold·L·I, so FTSL's (rI + SᵀS)^{1/2} is within a
 // factor (1 + ProjectFold·ε)^{1/2} of T's (ε = 0.3: 1.5 %). A is saved
-// with the sketch.
+// with the sketch; Basis and Merge read S without it (package ada's
+// learners are not merged).
 //
 // On news20 (FTSL at its defaults, one pass, logistic, -b 18; γ = 0.01):
 // 88 % of the updates are projected steps and shrinks fall from 0.998 to
