@@ -79,6 +79,32 @@ func BenchmarkLearnGated(b *testing.B) {
 	}
 }
 
+// BenchmarkLearnCLI is BenchmarkLearnGated for FTSL and FTFSL as the CLI
+// configures them under --ada_scale auto: FTSL with its projected steps
+// (Config.Project = 0.01, learners.ADAProject), FTFSL with its skips
+// (Config.Skip = 0.03, learners.ADADualSkip), both with the carried
+// dual-averaging product (Config.DualCache); 0 allocs/op.
+func BenchmarkLearnCLI(b *testing.B) {
+	data := dense.News(18)
+	for _, name := range []string{"ftsl", "ftfsl"} {
+		c := oracleCase{v: variant{name, Dual}, tau: 20, eta: 0.5, eps: 1}
+		b.Run(name, func(b *testing.B) {
+			cfg := c.config()
+			cfg.Bits, cfg.Gate, cfg.DualCache = 18, fd.DefaultGate, true
+			if cfg.Buffer == Doubled {
+				cfg.Skip = 0.03
+			} else {
+				cfg.Project = 0.01
+			}
+			a, err := New(cfg, loss.Logistic{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			dense.Steady(b, a, data)
+		})
+	}
+}
+
 // BenchmarkPrescale times the pre-scaling of a learned example (the
 // scales' lookup and update, Prescaled's cost on top of the learner) on
 // the same stream, one op per example; 0 allocs/op.

@@ -65,6 +65,19 @@ type Config struct {
 	// and its ‖ĝ‖²/τ is added to r (saved with the model). 0 is off; the δ
 	// form skips below its own limit (εδ)² whenever it is gated.
 	Skip float64
+	// Project ≥ 0 is γ of the escaped per-step sketch's projected steps
+	// (fd.Config.Project; gate.go, "Projected steps"): with the gate
+	// acting, a gradient whose part outside the sketch's row space would
+	// be dropped (b² < ε·r) and whose cross term with its part p inside
+	// is small (b·‖p‖ < γ·ε·r) adds p alone, its b² counted as a drop's
+	// E′. 0 is off (the models before it).
+	Project float64
+	// DualCache keeps, under dual averaging, t = C·(Z·ḡ) from one example
+	// to the next while the sketch's factors stay as they are (ada.go,
+	// score): t += g·C·(Z·x) instead of the product C·(Z·ḡ) afresh, the
+	// same value up to rounding. False is the product every example (the
+	// models before it); it is saved with the model.
+	DualCache bool
 	// RowCap is the most rows Z may have under the doubled buffer
 	// (fd.Config.RowCap): 0 selects fd.DefaultRowCap, 3τ, the cap of the
 	// models saved before DoubledRowCap; the CLI's new models take

@@ -255,27 +255,36 @@ func TestGateConfig(t *testing.T) {
 		precond Precond
 		gate    float64
 		skip    float64
+		project float64
 		ok      bool
 		field   string
 	}{
-		{"exact", Single, Delta, 0, 0, true, ""},
-		{"gated", Single, Delta, 0.3, 0, true, ""},
-		{"doubled exact", Doubled, Delta, 0, 0, true, ""},
-		{"doubled δ skips", Doubled, Delta, 0.3, 0, true, ""},
-		{"doubled escaped skips", Doubled, Escaped, 0.3, 1, true, ""},
-		{"doubled escaped without κ", Doubled, Escaped, 0.3, 0, false, "Config.Skip"},
-		{"negative", Single, Delta, -1, 0, false, "Config.Gate"},
-		{"NaN", Single, Delta, math.NaN(), 0, false, "Config.Gate"},
-		{"Inf", Single, Delta, math.Inf(1), 0, false, "Config.Gate"},
-		{"escaped skip", Single, Escaped, 0.3, 1, true, ""},
-		{"δ form skip", Single, Delta, 0.3, 1, false, "Config.Skip"},
-		{"ungated skip", Single, Escaped, 0, 1, false, "Config.Skip"},
-		{"negative skip", Single, Escaped, 0.3, -1, false, "Config.Skip"},
-		{"NaN skip", Single, Escaped, 0.3, math.NaN(), false, "Config.Skip"},
+		{"exact", Single, Delta, 0, 0, 0, true, ""},
+		{"gated", Single, Delta, 0.3, 0, 0, true, ""},
+		{"doubled exact", Doubled, Delta, 0, 0, 0, true, ""},
+		{"doubled δ skips", Doubled, Delta, 0.3, 0, 0, true, ""},
+		{"doubled escaped skips", Doubled, Escaped, 0.3, 1, 0, true, ""},
+		{"doubled escaped without κ", Doubled, Escaped, 0.3, 0, 0, false, "Config.Skip"},
+		{"negative", Single, Delta, -1, 0, 0, false, "Config.Gate"},
+		{"NaN", Single, Delta, math.NaN(), 0, 0, false, "Config.Gate"},
+		{"Inf", Single, Delta, math.Inf(1), 0, 0, false, "Config.Gate"},
+		{"escaped skip", Single, Escaped, 0.3, 1, 0, true, ""},
+		{"δ form skip", Single, Delta, 0.3, 1, 0, false, "Config.Skip"},
+		{"ungated skip", Single, Escaped, 0, 1, 0, false, "Config.Skip"},
+		{"negative skip", Single, Escaped, 0.3, -1, 0, false, "Config.Skip"},
+		{"NaN skip", Single, Escaped, 0.3, math.NaN(), 0, false, "Config.Skip"},
+		{"projected", Single, Escaped, 0.3, 0, 0.01, true, ""},
+		{"projected with skips", Single, Escaped, 0.3, 1, 0.01, true, ""},
+		{"δ form projected", Single, Delta, 0.3, 0, 0.01, false, "Config.Project"},
+		{"doubled projected", Doubled, Escaped, 0.3, 1, 0.01, false, "Config.Project"},
+		{"ungated projected", Single, Escaped, 0, 0, 0.01, false, "Config.Project"},
+		{"negative projected", Single, Escaped, 0.3, 0, -1, false, "Config.Project"},
+		{"NaN projected", Single, Escaped, 0.3, 0, math.NaN(), false, "Config.Project"},
+		{"Inf projected", Single, Escaped, 0.3, 0, math.Inf(1), false, "Config.Project"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := base
-			cfg.Buffer, cfg.Precond, cfg.Gate, cfg.Skip = c.buffer, c.precond, c.gate, c.skip
+			cfg.Buffer, cfg.Precond, cfg.Gate, cfg.Skip, cfg.Project = c.buffer, c.precond, c.gate, c.skip, c.project
 			_, err := New(cfg, dense.Loss("logistic"))
 			if (err == nil) != c.ok {
 				t.Fatalf("New: %v, want ok = %v", err, c.ok)

@@ -214,6 +214,14 @@ type Config struct {
 	// shrink — and its ‖ĝ‖²/α is summed beside Σ E′/α. 0 sketches every
 	// ĝ (the models before it).
 	Skip float64
+	// Project is γ of the projected steps (project.go; Gate > 0, per-step
+	// sketch, a host that sets its own limit L with SetGateLimit): while
+	// the gate acts, a ĝ whose part outside the sketch's row space, of
+	// squared norm b², is below L, and whose cross term with its part p
+	// in the row space is small, b·‖p‖ < γ·L, adds only p to the sketch
+	// and counts b² as a dropped direction's E′. 0 is off (the models
+	// before it); it is saved with the sketch's state.
+	Project float64
 }
 
 // EigTol is the relative eigenvalue floor: after an eigendecomposition of
@@ -342,6 +350,7 @@ type Sketch struct {
 	pcap          int // rows of Z before a shrink compacts (gatedCap)
 	gateLog       func(tries int)
 	gateLimit     func() float64 // SetGateLimit's bound on E′ (nil: ε·α)
+	proj          projState      // the projected steps (project.go)
 
 	// scratch
 	g, u, lam, work  []float64
@@ -393,6 +402,9 @@ func New(cfg Config) (*Sketch, error) {
 	}
 	if !(cfg.Skip >= 0) || math.IsInf(cfg.Skip, 0) || cfg.Skip > 0 && cfg.Gate == 0 {
 		return nil, fmt.Errorf("fd: Skip κ must be finite, ≥ 0, and 0 without the gate (Gate), got %v", cfg.Skip)
+	}
+	if !(cfg.Project >= 0) || math.IsInf(cfg.Project, 0) || cfg.Project > 0 && (cfg.Gate == 0 || cfg.Fast || cfg.RankBuffer) {
+		return nil, fmt.Errorf("fd: Project γ must be finite, ≥ 0, and 0 without the per-step sketch's gate (Gate), got %v", cfg.Project)
 	}
 	if cfg.Gate > 0 && cfg.Fast {
 		return nil, errors.New("fd: Gate applies to the per-step sketch, not the doubled buffer (Fast)")
@@ -461,6 +473,7 @@ func New(cfg Config) (*Sketch, error) {
 	s.kfl = make([]float64, lb*lb)
 	s.gw = make([]float64, lb*lb)
 	s.arrow = linalg.NewArrowhead(lb)
+	s.projAlloc()
 	return s, nil
 }
 
@@ -575,6 +588,7 @@ func finiteOrZero(v []float64) {
 // Update implements sparse.Sketch: one row of Frequent Directions.
 func (s *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	s.cnt.Updates++
+	s.proj.still = false
 	s.wcur = max(1, st.W)
 	s.gateTries = 0
 	c, n := st.C, st.N
@@ -583,9 +597,10 @@ func (s *Sketch) Update(st *sparse.Step, h sparse.Host) {
 	if !(kap <= maxKappa) {
 		s.cnt.Skipped++
 	}
-	if s.skip(st, kap) {
+	if s.skip(st, kap) || s.projStep(st, c, kap, zero) {
 		return
 	}
+	s.projFold()
 	if s.cfg.RankBuffer {
 		s.rankUpdate(st, h, c, kap, zero)
 	} else if s.nb++; s.nb < s.lb {

@@ -40,6 +40,9 @@ func (s *Sketch) Save(w *model.Writer) {
 		w.Uint64(uint64(s.skips))
 		w.Float64(s.sumSkipA)
 	}
+	if s.cfg.Project != 0 {
+		s.saveProject(w)
+	}
 }
 
 func (c *Counts) fields() []*int64 {
@@ -115,6 +118,11 @@ func (s *Sketch) Load(r *model.Reader) error {
 	}
 	if r.Err() != nil {
 		return r.Err()
+	}
+	if s.cfg.Project != 0 {
+		if err := s.loadProject(r); err != nil {
+			return err
+		}
 	}
 	if drops < 0 || !(rhoA >= 0) || !(dropA >= 0) || math.IsInf(rhoA, 0) || math.IsInf(dropA, 0) ||
 		skips < 0 || !(skipA >= 0) || math.IsInf(skipA, 0) {
@@ -218,5 +226,8 @@ func (s *Sketch) Report(w io.Writer, sumG2 float64) {
 	if s.cfg.Skip != 0 {
 		fmt.Fprintf(w, "gate's skips (‖ĝ‖² < κ·ε·α, κ = %g): %d (%.4f per update), Σ ‖ĝ‖²/α of the skips = %.6g; Σ(m·ρ + E′ + ‖ĝ‖²)/α = %.6g\n",
 			s.cfg.Skip, s.skips, rate(s.skips), s.sumSkipA, s.sumRhoA+s.sumDropA+s.sumSkipA)
+	}
+	if s.cfg.Project != 0 {
+		s.reportProject(w, max(float64(c.Updates), 1))
 	}
 }

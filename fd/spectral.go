@@ -170,3 +170,20 @@ func (s *Sketch) spanResidual(z []float64, c, kap float64, a []float64) float64 
 	s.MulSpectral(a, z, wc)
 	return math.Max(kap-proj, 0)
 }
+
+// SpectralCZ sets y (len ≥ len(Spectrum())) = C·z when the last Spectrum's
+// factor is diagonal (U = I, so that MulSpectral's weighted product is
+// Σ_i w_i·(C·z)_i·(C·z′)_i), and reports whether it was.
+func (s *Sketch) SpectralCZ(y, z []float64) bool {
+	s.Spectrum()
+	if !s.spec.diag {
+		return false
+	}
+	s.cz(y[:s.spec.q], z)
+	return true
+}
+
+// Unchanged reports whether the last Update left the sketch's factors C,
+// E and Z as they were (a projected step that did not fold, project.go):
+// a host's products with them still hold.
+func (s *Sketch) Unchanged() bool { return s.proj.still }

@@ -120,6 +120,13 @@ var optionTable = []OptionRow{
 	// S-ADA's skips (ada.Config.Skip): no setting, on with the gate;
 	// models before them have none.
 	{Key: "ada_skip", Class: StateOption, Old: true, Def: "0"},
+	// FTSL's projected steps (ada.Config.Project): no setting, on with the
+	// gate under --ada_scale auto; models before them have none.
+	{Key: "ada_project", Class: StateOption, Old: true, Def: "0"},
+	// FTSL's and FTFSL's carried dual-averaging product (ada.Config.DualCache):
+	// no setting, on with the gate under --ada_scale auto; models before it
+	// have none.
+	{Key: "ada_dual_cache", Class: StateOption, Old: true, Def: "0"},
 	// FD-SON's and RFD-SON's skips (fd.Config.Skip): no setting, on with
 	// the gate in a new model; models before them have none.
 	{Key: "fd_skip", Class: StateOption, Old: true, Def: "0"},

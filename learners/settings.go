@@ -315,6 +315,15 @@ func adaOptions(s *Settings) model.Options {
 			o["ada_skip"] = FormatFloat(ADASkip)
 		case "ftfsl":
 			o["ada_skip"] = FormatFloat(ADADualSkip)
+		case "ftsl":
+			if s.ADAScale != "paper" {
+				// Absent: no projected steps, the models before them.
+				o["ada_project"] = FormatFloat(ADAProject)
+			}
+		}
+		if (name == "ftsl" || name == "ftfsl") && s.ADAScale != "paper" {
+			// Absent: the dual-averaging product afresh every example.
+			o["ada_dual_cache"] = "1"
 		}
 	}
 	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Doubled {

@@ -21,7 +21,7 @@ const adaFullFlag = learners.ADAFull
 var adaFlagHelp = map[string]string{
 	"ada_fd":    "ADA-FD (Wan & Zhang (TPAMI 2022), Alg. 1/2): AdaGrad with H = δI + (SᵀS)^{1/2}, S the FD sketch of the raw gradients (τ = -m rows); per-step shrink, O(τ² + τs) per example",
 	"ada_ffd":   "ADA-FFD (Wan & Zhang (TPAMI 2022), Alg. 3/4): ADA-FD on the doubled buffer (2τ directions, shrunk when full); every new direction is a row of Z, so on sparse data O(τ²p + τs) per example (p ≤ 2τ) plus O(τ·features seen) amortized compactions: about 1.5× the instructions of --ada_fd on news20 at τ = 10 (Z row cap 2τ)",
-	"ftsl":      "FTSL (Yang et al. (ICML 2025)): dual averaging with G̃^{1/2} = (ρI + SᵀS)^{1/2}, ρ the mass FD discarded (pseudo-inverse while ρ = 0); per-step shrink, O(τ² + τs)",
+	"ftsl":      "FTSL (Yang et al. (ICML 2025)): dual averaging with G̃^{1/2} = (ρI + SᵀS)^{1/2}, ρ the mass FD discarded (pseudo-inverse while ρ = 0); per-step shrink, O(τ² + τs); gated (--fd_gate), a gradient whose part outside the sketch the gate would drop takes a projected step instead (its in-span part alone, no shrink; --ada_scale auto)",
 	"ftfsl":     "FTFSL (Yang et al. (ICML 2025)): FTSL on the doubled buffer (cost as --ada_ffd)",
 	"sada":      "S-ADA (Feinberg et al. 2023, as Yang et al. (ICML 2025) states it): mirror descent x −= η(ρI + SᵀS)^{−1/2}g; per-step shrink, O(τ² + τs)",
 	"sada_fast": "Fast S-ADA (Yang et al. (ICML 2025)): S-ADA on the doubled buffer (cost as --ada_ffd)",

@@ -173,7 +173,10 @@ func TestADAScaleModels(t *testing.T) {
 // under --ada_scale auto), and not with --fd_gate 0 or the δ form at
 // --ada_scale paper, which are written as before the gate; a resumed run
 // may restate the model's ε but not change it. A gated S-ADA, Fast S-ADA
-// or FTFSL model also states its skips (ada_skip).
+// or FTFSL model also states its skips (ada_skip), a gated FTSL model
+// under --ada_scale auto its projected steps (ada_project), and a gated
+// FTSL or FTFSL model under --ada_scale auto its carried product
+// (ada_dual_cache).
 func TestADAGateModels(t *testing.T) {
 	dir := t.TempDir()
 	train := filepath.Join("..", "..", "testdata", "splice.train.vw.gz")
@@ -189,12 +192,15 @@ func TestADAGateModels(t *testing.T) {
 		{[]string{"--ada_fd", "--ada_scale", "paper"}, false, []string{"2"}, []string{"0"}},
 		{[]string{"--sada"}, true, []string{"0"}, []string{"0.3"}},
 		{[]string{"--ftsl", "--fd_gate", "2"}, true, []string{"0.3"}, []string{"2"}},
+		{[]string{"--ftsl", "--ada_scale", "paper"}, true, []string{"0"}, []string{"0.3"}},
+		{[]string{"--ftsl", "--fd_gate", "0"}, false, []string{"0.3"}, []string{"0"}},
 		{[]string{"--sada", "--fd_gate", "0"}, false, []string{"0.3"}, []string{"0"}},
 		{[]string{"--ada_ffd"}, true, []string{"0.3", "0"}, []string{"2"}},
 		{[]string{"--ada_ffd", "--ada_scale", "paper"}, false, []string{"2"}, []string{"0"}},
 		{[]string{"--sada_fast"}, true, []string{"0"}, []string{"0.3"}},
 		{[]string{"--ftfsl"}, true, []string{"0"}, []string{"0.3"}},
 		{[]string{"--ftfsl", "--fd_gate", "0"}, false, []string{"0.3"}, []string{"0"}},
+		{[]string{"--ftfsl", "--ada_scale", "paper"}, true, []string{"0"}, []string{"0.3"}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			m := filepath.Join(dir, strings.ReplaceAll(strings.Join(c.args, ""), "-", "_"))
@@ -205,6 +211,17 @@ func TestADAGateModels(t *testing.T) {
 			// The escaped form's skips (ada.Config.Skip) go with its gate.
 			if got, want := strings.Contains(read(t, m), "ada_skip"), c.stored && c.args[0] != "--ada_fd" && c.args[0] != "--ada_ffd" && c.args[0] != "--ftsl"; got != want {
 				t.Fatalf("ada_skip in the model: %v, want %v", got, want)
+			}
+			// FTSL's projected steps (ada.Config.Project) go with its gate
+			// under --ada_scale auto.
+			paper := strings.Contains(strings.Join(c.args, " "), "paper")
+			if got, want := strings.Contains(read(t, m), "ada_project"), c.stored && c.args[0] == "--ftsl" && !paper; got != want {
+				t.Fatalf("ada_project in the model: %v, want %v", got, want)
+			}
+			// So does their carried dual-averaging product (ada.Config.DualCache).
+			dual := c.args[0] == "--ftsl" || c.args[0] == "--ftfsl"
+			if got, want := strings.Contains(read(t, m), "ada_dual_cache"), c.stored && dual && !paper; got != want {
+				t.Fatalf("ada_dual_cache in the model: %v, want %v", got, want)
 			}
 			for _, g := range c.refuse {
 				_, stderr, code := sparseson(t, nil, "--quiet", "-i", m, "--fd_gate", g, train)

@@ -87,6 +87,8 @@ var libraryFields = []string{
 	"Config.Dual", "--dual_averaging", "Config.Step", "the step", "Config.Gate", "--fd_gate", "Config.Buffer", "the learner (--ada_ffd, --ftfsl, --sada_fast: the doubled buffer)",
 	"Config.RowCap", "the model option row_cap (2·-m of a doubled-buffer model)",
 	"Config.Skip", "the model option ada_skip (S-ADA's skips, on with --fd_gate)",
+	"Config.Project", "the model option ada_project (FTSL's projected steps, on with --fd_gate)",
+	"Config.DualCache", "the model option ada_dual_cache (FTSL's and FTFSL's carried product, on with --fd_gate)",
 	"oja.Config.Rate", "--oja_rate", "Config.Scaled", "--diag_sketch scaled", "Config.Diag", "--diag", "Config.Total", "--total",
 	"Config.RMS", "--ada_scale auto",
 }

@@ -1,7 +1,10 @@
 package dense
 
 import (
+	"math"
+
 	"github.com/sparseson/sparseson/loss"
+	"gonum.org/v1/gonum/mat"
 )
 
 // GatedADA is the dense reference of package ada's gated per-step
@@ -34,6 +37,17 @@ type GatedADA struct {
 	// matrix Σ ĝĝᵀ (d×d, row-major) for the bound tests.
 	Limits []float64
 	Gram   []float64
+	// Project is γ of the projected steps (package fd's Config.Project,
+	// escaped form; the gate acting from the first example): see project.
+	// Pend is the pending in-span mass A (d×d), PendTr its trace;
+	// Projected and Folds count the steps and folds, ProjMass is Σb² over
+	// the steps, Nu Σν_t and ProjUp Σ(b_t² + b_t‖p_t‖), the bound's terms.
+	Project              float64
+	Pend                 []float64
+	PendTr               float64
+	pendN, sketched      int
+	Projected, Folds     int
+	ProjMass, Nu, ProjUp float64
 }
 
 // NewGatedADA returns an untrained gated reference. With the doubled
@@ -65,7 +79,13 @@ func (a *GatedADA) Limit() float64 {
 	if a.FD == nil {
 		return a.Gate * (a.Rho + a.Cfg.Eps) // Rho counts the skips' ‖ĝ‖²/τ
 	}
-	return a.Gate * (a.FD.SumRho + (a.DropMass+a.SkipMass)/float64(a.Cfg.Tau) + a.Cfg.Eps)
+	return a.Gate * a.escaped()
+}
+
+// escaped is r of the gated per-step escaped form: ρ_{1:t}, the drops',
+// the projected steps' and the skips' mass at 1/τ, and Eps.
+func (a *GatedADA) escaped() float64 {
+	return a.FD.SumRho + (a.DropMass+a.ProjMass+a.SkipMass)/float64(a.Cfg.Tau) + a.Cfg.Eps
 }
 
 // skip records g in Gram and Limits and reports whether it stays out of
@@ -119,12 +139,14 @@ func (a *GatedADA) fastStep(g []float64) (full bool) {
 // limit set through FD's α (FD's own limit is Gate·A; A is otherwise
 // unused by plain FD), ADA's rows and escaped mass taken from FD.
 func (a *GatedADA) gatedStep(g []float64) bool {
-	if a.skip(g) {
+	if a.skip(g) || a.project(g) {
 		if a.Cfg.Escaped {
-			a.Rho = a.FD.SumRho + (a.DropMass+a.SkipMass)/float64(a.Cfg.Tau)
+			a.Rho = a.escaped() - a.Cfg.Eps
 		}
 		return false
 	}
+	a.fold()
+	a.sketched++
 	lim := a.Limits[len(a.Limits)-1]
 	a.FD.A = lim / a.Gate
 	n := len(a.FD.Drops)
@@ -135,7 +157,124 @@ func (a *GatedADA) gatedStep(g []float64) bool {
 	for i := range a.S {
 		a.S[i] = append(a.S[i][:0], a.FD.Rows[i]...)
 	}
-	a.Rho = a.FD.SumRho + (a.DropMass+a.SkipMass)/float64(a.Cfg.Tau)
+	a.Rho = a.escaped() - a.Cfg.Eps
 	a.Rhos = a.FD.Rhos
 	return false
 }
+
+// project is package fd's projected step (fd/project.go) on the explicit
+// sketch, whose live rows S_i = √E_i·v_iᵀ are orthogonal: with p = P_Sĝ =
+// Σ_i (S_i·ĝ/E_i)·S_i and b² = ‖ĝ‖² − ‖p‖², a ĝ with b² < L and b‖p‖ < γL
+// (L the update's limit) adds ppᵀ to Pend, b² to ProjMass, and leaves the
+// rows as they are, while q live rows, 0 < q < τ − 1, were left by at
+// least τ earlier updates (the sparse sketch has shrunk: its diagonal state) and
+// none is zero. Pend is folded once its trace reaches fd.ProjectFold·L.
+func (a *GatedADA) project(g []float64) bool {
+	f := a.FD
+	q := 0
+	for _, r := range f.Rows {
+		if dotv(r, r) > 0 {
+			q++
+		}
+	}
+	if a.Project == 0 || q == 0 || q+1 >= f.M || a.sketched < f.M {
+		return false
+	}
+	lim := a.Limits[len(a.Limits)-1]
+	if !(lim > 0) {
+		return false
+	}
+	d := a.Cfg.D
+	p := make([]float64, d)
+	var pp float64
+	for _, r := range f.Rows {
+		e := dotv(r, r)
+		if e == 0 {
+			continue
+		}
+		c := dotv(r, g) / e
+		pp += c * c * e
+		for j, v := range r {
+			p[j] += c * v
+		}
+	}
+	b2 := max(dotv(g, g)-pp, 0)
+	if DebugProj {
+		println("dense", a.sketched, q, b2, pp, lim)
+	}
+	if gl := a.Project * lim; !(b2 < lim) || !(b2*pp < gl*gl) {
+		return false
+	}
+	if a.Pend == nil {
+		a.Pend = make([]float64, d*d)
+	}
+	for i, pi := range p {
+		for j, pj := range p {
+			a.Pend[i*d+j] += pi * pj
+		}
+	}
+	b := math.Sqrt(b2)
+	a.Nu += (b*math.Sqrt(b2+4*pp) - b2) / 2
+	a.ProjUp += b2 + b*math.Sqrt(pp)
+	a.PendTr += pp
+	a.pendN++
+	a.Projected++
+	a.ProjMass += b2
+	if !(a.PendTr < projectFold*lim) {
+		a.fold()
+	}
+	return true
+}
+
+// projectFold is package fd's ProjectFold (checked equal by package ada's
+// tests; dense does not import fd).
+const projectFold = 0.1
+
+// fold replaces the live rows by those of SᵀS + Pend (its q leading
+// eigenpairs, √λ_i·v_iᵀ) and clears Pend.
+func (a *GatedADA) fold() {
+	if a.pendN == 0 {
+		return
+	}
+	f, d := a.FD, a.Cfg.D
+	q := 0
+	for _, r := range f.Rows {
+		if dotv(r, r) > 0 {
+			q++
+		}
+	}
+	T := mat.NewSymDense(d, append([]float64(nil), a.Pend...))
+	for _, r := range f.Rows {
+		if dotv(r, r) > 0 {
+			T.SymRankOne(T, 1, mat.NewVecDense(d, r))
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(T, true) {
+		panic("dense: fold eigendecomposition failed")
+	}
+	vals := es.Values(nil) // ascending
+	var V mat.Dense
+	es.VectorsTo(&V)
+	// The live rows, wherever the drops left them, become the fold's q
+	// leading directions in the first q rows; the rest are zero.
+	for i, r := range f.Rows {
+		if i >= q {
+			clear(r)
+			continue
+		}
+		k := d - 1 - i
+		se := math.Sqrt(max(vals[k], 0))
+		for j := range r {
+			r[j] = se * V.At(j, k)
+		}
+	}
+	for i := range a.S {
+		a.S[i] = append(a.S[i][:0], f.Rows[i]...)
+	}
+	clear(a.Pend)
+	a.PendTr, a.pendN = 0, 0
+	a.Folds++
+}
+
+var DebugProj bool
