@@ -30,8 +30,9 @@ type Learner struct {
 	w []float64 // φ(λ)/λ per eigenvalue
 	v []float64 // Q·z or Q·y
 
-	skips    int     // gradients kept out of the sketch (gate.go), this run
-	skipMass float64 // Σ‖ĝ‖² of those the escaped form kept out (Config.Skip), saved
+	skips    int        // gradients kept out of the sketch (gate.go), this run
+	skipMass float64    // Σ‖ĝ‖² of those the escaped form kept out (Config.Skip), saved
+	dg       *diagState // Config.Diag's completion (diag.go), else nil
 }
 
 // New returns an untrained learner.
@@ -71,6 +72,12 @@ func Load(r *model.Reader, cfg Config, l loss.Loss) (*Learner, error) {
 			return nil, fmt.Errorf("%w: skipped gradients' mass %v", model.ErrCorrupt, skipped)
 		}
 	}
+	var dg *diagState
+	if cfg.Diag {
+		if dg, err = loadDiag(r, cfg.Bits); err != nil {
+			return nil, err
+		}
+	}
 	sp, err := son.LoadSplit(r, cfg.Bits, sk)
 	if err != nil {
 		return nil, fmt.Errorf("loading the %s state: %w", cfg.Name(), err)
@@ -80,7 +87,7 @@ func Load(r *model.Reader, cfg Config, l loss.Loss) (*Learner, error) {
 	}
 	a, err := newLearner(cfg, l, sk, sp)
 	if a != nil {
-		a.skipMass = skipped
+		a.skipMass, a.dg = skipped, dg
 	}
 	return a, err
 }
@@ -95,6 +102,9 @@ func newLearner(cfg Config, l loss.Loss, sk *fd.Sketch, sp *son.Split) (*Learner
 	}
 	a := &Learner{cfg: cfg, loss: l, sk: sk, sp: sp,
 		w: make([]float64, lb), v: make([]float64, sk.MaxRows())}
+	if cfg.Diag {
+		a.dg = newDiagState(cfg.Bits)
+	}
 	if cfg.Gate > 0 && cfg.Buffer == Single {
 		sk.SetGateLimit(a.gateLimit)
 	}
@@ -162,19 +172,19 @@ func (a *Learner) score(bx float64, z []float64) float64 {
 	c, w := a.coefficients()
 	v := a.v[:len(z)]
 	a.sk.MulSpectral(v, a.sp.ZBar(), w)
-	return -a.cfg.Eta * (c*bx + linalg.Dot(z, v))
+	return -a.eta() * (c*bx + linalg.Dot(z, v))
 }
 
 // Predict implements sparse.Learner.
 func (a *Learner) Predict(ex *sparse.Example) float64 {
 	bx, z, _ := a.sp.Begin(ex, false)
-	return ex.Initial + a.score(bx, z)
+	return ex.Initial + a.score(bx, z) + a.diagBegin(ex, false)
 }
 
 // Learn implements sparse.Learner: one round of the configured algorithm.
 func (a *Learner) Learn(ex *sparse.Example) float64 {
 	bx, z, n := a.sp.Begin(ex, true)
-	pred := ex.Initial + a.score(bx, z)
+	pred := ex.Initial + a.score(bx, z) + a.diagBegin(ex, true)
 	h := ex.Weight
 	d := a.loss.Deriv(pred, ex.Label)
 	if !(h > 0) || !linalg.IsFinite(pred) || !linalg.IsFinite(d) {
@@ -182,6 +192,7 @@ func (a *Learner) Learn(ex *sparse.Example) float64 {
 	}
 	// The sketch takes √h·ℓ′·x, the step h·ℓ′·x: importance h counts as h
 	// copies of the example, as in SON.
+	a.diagEnergy(ex, h, n, math.Sqrt(h)*d)
 	if c := math.Sqrt(h) * d; a.skipSketch(c * c * n) {
 		a.skips++
 	} else {
@@ -191,14 +202,17 @@ func (a *Learner) Learn(ex *sparse.Example) float64 {
 	if a.cfg.Update == Dual {
 		// ḡ_I += g·x_I, and the core adds g·Z_t x to Z·ḡ.
 		a.sp.Step(-g, 0, nil)
+		a.diagStep(ex, g)
 		return pred
 	}
 	// β̄_I −= η·c·g·x_I, b −= η·g·Q·Z_t x.
 	c, w := a.coefficients()
 	v := a.v[:len(z)]
 	a.sk.MulSpectral(v, z, w)
-	a.sp.Step(a.cfg.Eta*c*g, -a.cfg.Eta*g, v)
+	eta := a.eta()
+	a.sp.Step(eta*c*g, -eta*g, v)
 	a.sp.Finish()
+	a.diagStep(ex, g)
 	return pred
 }
 
@@ -212,7 +226,7 @@ func (a *Learner) Weights(fn func(slot uint32, w float64)) {
 	if a.cfg.Update == Mirror {
 		b := a.sp.B()
 		a.sp.Columns(func(slot uint32, bbar float64, z []float64) {
-			fn(slot, bbar+linalg.Dot(b, z))
+			fn(slot, bbar+linalg.Dot(b, z)+a.diagWeight(slot))
 		})
 		return
 	}
@@ -220,18 +234,23 @@ func (a *Learner) Weights(fn func(slot uint32, w float64)) {
 	y := a.sp.ZBar()
 	v := make([]float64, len(y))
 	a.sk.MulSpectral(v, y, w)
-	eta := a.cfg.Eta
+	eta := a.eta()
 	a.sp.Columns(func(slot uint32, gbar float64, z []float64) {
-		fn(slot, -eta*(c*gbar+linalg.Dot(z, v)))
+		fn(slot, -eta*(c*gbar+linalg.Dot(z, v))+a.diagWeight(slot))
 	})
 }
 
 // Save implements sparse.Learner: with Config.Skip the skipped gradients'
-// mass, then the split table and the sketch (ρ_{1:t} is the sketch's); the
-// configuration is the model's options.
+// mass, with Config.Diag the completion's state, then the split table and
+// the sketch (ρ_{1:t} is the sketch's); the configuration is the model's
+// options.
 func (a *Learner) Save(w *model.Writer) error {
 	if a.cfg.Skip > 0 {
 		w.Float64(a.skipMass)
+	}
+	if a.dg != nil {
+		// Before the split, whose loader must end the body.
+		a.saveDiag(w)
 	}
 	return a.sp.Save(w)
 }
@@ -242,6 +261,7 @@ func (a *Learner) Report(w io.Writer) {
 	c, _ := a.coefficients()
 	fmt.Fprintf(w, "%s: ρ_{1:t} = %.6g, outside the sketch P = %.6g·I, steps refused = %d\n", a.cfg.Name(), a.sk.SumRho(), c, a.sp.Refused())
 	a.reportGate(w)
+	a.reportDiag(w)
 }
 
 // Name is the learner's paper name, with its update where it is a choice

@@ -63,7 +63,12 @@ func ADADefaultTauOf(name string) int {
 // 5.6 pp below AdaGrad on heart_scale, and ¼ has no set more than 3 pp
 // below it. No η puts FTSL within 3 pp of AdaGrad on both heart_scale
 // (wants η ≤ ¼) and news20 (wants η ≥ 1): docs/algorithms.md §19, "The
-// defaults at --ada_scale auto".
+// defaults at --ada_scale auto". Since the escaped form's completion
+// (model option ada_diag, ada.Config.Diag) its η under --ada_scale auto is
+// divided by √N, N the mean ‖x‖² of the examples learned; ½ was kept, not
+// re-tuned (news20 one pass: 5.88–6.37 % test error under squared loss,
+// 6.35–6.93 % under logistic; docs/algorithms.md §19, "Squared loss on
+// sparse text").
 func ADADefaultEta(name string) float64 {
 	if n, ok := ada.Lookup(name); ok && n.Precond == ada.Escaped {
 		return 0.5
@@ -176,7 +181,12 @@ var adaFamily = &Family{
 		// A feature's row: β̄_j (or ḡ_j), its Z column, and a deferred-step
 		// stamp; the sketch's p×p matrices and the core's ring of maps.
 		p := float64(ada.RowCap(cfg))
-		return 8*(1+p) + 4, 8*4*p*p + 8*256*(2*p*p+p), nil
+		per := 8*(1+p) + 4
+		if cfg.Diag {
+			// The completion's G_jj and u_j, and its slot index.
+			per += 8*2 + 4
+		}
+		return per, 8*4*p*p + 8*256*(2*p*p+p), nil
 	},
 	describe: func(o model.Options) []string {
 		cfg, _ := adaConfig(o)
@@ -243,6 +253,13 @@ func adaConfig(o model.Options) (ada.Config, error) {
 	// Models without fd_gate are exact FD (as every model before it).
 	cfg.Gate = optFloat(o, "fd_gate", 0, &p)
 	cfg.Skip = optFloat(o, "ada_skip", 0, &p)
+	// Models without ada_diag have no completion (as every model before it).
+	switch v := optFloat(o, "ada_diag", 0, &p); v {
+	case 0, 1:
+		cfg.Diag = v == 1
+	default:
+		return cfg, fmt.Errorf("model option ada_diag=%v is not 0 or 1", v)
+	}
 	if _, ok := o["row_cap"]; ok {
 		// Models without it have fd's doubled-buffer cap 3τ (Config.RowCap 0).
 		cfg.RowCap = p.int(o, "row_cap")
