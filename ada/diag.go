@@ -52,7 +52,11 @@ import (
 // β_j = −η(P′ḡ)_j needs ḡ_j beside the core's β̄·x), and N's two sums;
 // saved before the split. Cost: one lookup per feature in a table of the
 // features seen and O(s) arithmetic per example (a square root per
-// feature under dual averaging's prediction).
+// feature under dual averaging's prediction). On news20's training set,
+// one pass, logistic: instructions FTSL 1.97e9 → 2.13e9, S-ADA 1.46e9 →
+// 1.62e9; CPU time on news20 ×10 grows more (FTSL 1.45 → 1.80 s, S-ADA
+// 1.14 → 1.52 s), the table's cache misses: indexing these rows by the
+// pre-scaler's (Prescaled looks up the same features) would save them.
 
 // diagState is the completion's state (nil without Config.Diag).
 type diagState struct {
