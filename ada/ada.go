@@ -36,7 +36,10 @@ type Learner struct {
 }
 
 // New returns an untrained learner.
-func New(cfg Config, l loss.Loss) (*Learner, error) {
+func New(cfg Config, l loss.Loss) (*Learner, error) { return newWith(cfg, l, son.NewSplit) }
+
+// newWith is New with the split made by split (prescale.go: son.NewRMSSplit).
+func newWith(cfg Config, l loss.Loss, split func(uint, sparse.Sketch) (*son.Split, error)) (*Learner, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -44,7 +47,7 @@ func New(cfg Config, l loss.Loss) (*Learner, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := son.NewSplit(cfg.Bits, sk)
+	sp, err := split(cfg.Bits, sk)
 	if err != nil {
 		return nil, err
 	}
@@ -53,6 +56,11 @@ func New(cfg Config, l loss.Loss) (*Learner, error) {
 
 // Load restores a learner saved by Save; cfg must be the saved model's.
 func Load(r *model.Reader, cfg Config, l loss.Loss) (*Learner, error) {
+	return loadWith(r, cfg, l, son.LoadSplit)
+}
+
+// loadWith is Load with the split read by load (prescale.go: son.LoadRMSSplit).
+func loadWith(r *model.Reader, cfg Config, l loss.Loss, load func(*model.Reader, uint, sparse.Sketch) (*son.Split, error)) (*Learner, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -78,7 +86,7 @@ func Load(r *model.Reader, cfg Config, l loss.Loss) (*Learner, error) {
 			return nil, err
 		}
 	}
-	sp, err := son.LoadSplit(r, cfg.Bits, sk)
+	sp, err := load(r, cfg.Bits, sk)
 	if err != nil {
 		return nil, fmt.Errorf("loading the %s state: %w", cfg.Name(), err)
 	}

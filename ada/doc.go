@@ -72,7 +72,8 @@
 // features seen; the sketch's compactions are deferred by the core.
 //
 // The per-step learners (ADA-FD, FTSL, S-ADA) cost FD-SON's per-example
-// work at m = τ plus O(pq), and the pre-scaling's lookup (Prescaled). On
+// work at m = τ plus O(pq), and the pre-scaling's square root and
+// division per feature (Prescaled; its sums sit in the split's rows). On
 // sparse text exact FD's appends and the compactions they bring dominate
 // (news20 at τ = 20: an append on 14 % of the examples, 55 stale rows
 // refreshed per example). The gated sketch (Config.Gate, gate.go), which

@@ -5,7 +5,9 @@ import (
 	"io"
 	"math"
 
+	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -50,12 +52,24 @@ import (
 // column of the sketch's basis Z, which cannot be rescaled without
 // breaking the sketch, so the later steps correct it. A value whose square
 // underflows (|x| < 1.5e-154) or overflows gives no scale and, for a
-// feature without one, counts as 0. Cost: one lookup per feature in a
-// table of the features seen (two float64s each, and the slot index),
-// O(s) per example, no allocation.
+// feature without one, counts as 0.
+//
+// Cost: for the learners on the SON core's split weights (every learner
+// of Learners, NewPrescaledLearner) the sums Σx_j² and n_j are two more
+// float64s in the feature's row of the core's own table (son.Config.RMS),
+// and x̃ is computed from the row the core fetches for the example anyway:
+// a square root and a division per feature, no lookup, no copy of the
+// example, no allocation. As a wrapper (NewPrescaled: ADA-FULL,
+// FTSL-Shampoo) it keeps a table of its own — one more slot lookup and
+// row per feature, and a copy of the example's values: 47–49e6 more
+// instructions for one pass of news20 than the folded form (ADA-FD 1.726e9
+// against 1.678e9), 6–13 % more CPU time on news20 ×10 as text
+// (docs/algorithms.md §19). Both forms learn the same bits and save the
+// same model.
 type Prescaled struct {
 	inner sparse.Learner
-	pre   prescaler
+	pre   prescaler  // the wrapper's table of scales (split == nil)
+	split *son.Split // the scales folded into inner's split (NewPrescaledLearner)
 }
 
 // prescaler holds the scales s_j and the scaled copy of the example.
@@ -74,6 +88,17 @@ func newPrescaler(bits uint) prescaler {
 // (see Prescaled).
 func NewPrescaled(l sparse.Learner, bits uint) *Prescaled {
 	return &Prescaled{inner: l, pre: newPrescaler(bits)}
+}
+
+// NewPrescaledLearner returns the learner of cfg on x̃ with the scales
+// kept in its split's feature rows (see Prescaled's cost): what
+// NewPrescaled(New(cfg, l), cfg.Bits) learns and saves, faster.
+func NewPrescaledLearner(cfg Config, l loss.Loss) (*Prescaled, error) {
+	a, err := newWith(cfg, l, son.NewRMSSplit)
+	if err != nil {
+		return nil, err
+	}
+	return &Prescaled{inner: a, split: a.sp}, nil
 }
 
 // LoadPrescaled restores a Prescaled saved by Save: the scales, then the
@@ -102,12 +127,41 @@ func LoadPrescaled(r *model.Reader, bits uint, load func(r *model.Reader) (spars
 	return p, nil
 }
 
+// LoadPrescaledLearner restores a learner of cfg saved by Save, from
+// NewPrescaledLearner or as NewPrescaled around New (the same bytes).
+func LoadPrescaledLearner(r *model.Reader, cfg Config, l loss.Loss) (*Prescaled, error) {
+	keys := r.Uint32s(nil)
+	sums := r.Float64s(nil)
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	a, err := loadWith(r, cfg, l, son.LoadRMSSplit)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.sp.SetScales(keys, sums); err != nil {
+		return nil, err
+	}
+	return &Prescaled{inner: a, split: a.sp}, nil
+}
+
 // Inner is the wrapped learner.
 func (p *Prescaled) Inner() sparse.Learner { return p.inner }
 
 // Scale returns s_j of slot (0 for a feature not seen in training).
 func (p *Prescaled) Scale(slot uint32) float64 {
+	if p.split != nil {
+		return p.split.Scale(slot)
+	}
 	return p.pre.scale(p.pre.tab.Find(slot))
+}
+
+// raw converts a weight of the scaled problem to the raw features' units.
+func (p *Prescaled) raw(slot uint32, w float64) float64 {
+	if v := p.Scale(slot); v > 0 {
+		return w / v
+	}
+	return w
 }
 
 // scaled returns ex with x_j divided by s_j; learning (learn) first adds
@@ -199,34 +253,40 @@ func (s *prescaler) scale(r int) float64 {
 	return math.Sqrt(s.tab.Rows[2*r] / s.tab.Rows[2*r+1])
 }
 
-// raw converts a weight of the scaled problem to the raw features' units.
-func (s *prescaler) raw(slot uint32, w float64) float64 {
-	if v := s.scale(s.tab.Find(slot)); v > 0 {
-		return w / v
-	}
-	return w
-}
-
 // Predict implements sparse.Learner.
 func (p *Prescaled) Predict(ex *sparse.Example) float64 {
+	if p.split != nil {
+		return p.inner.Predict(ex) // the split scales x
+	}
 	return p.inner.Predict(p.pre.scaled(ex, false))
 }
 
 // Learn implements sparse.Learner.
 func (p *Prescaled) Learn(ex *sparse.Example) float64 {
+	if p.split != nil {
+		return p.inner.Learn(ex)
+	}
 	return p.inner.Learn(p.pre.scaled(ex, true))
 }
 
 // Weights implements sparse.Learner: the weights in the raw features'
 // units, which predict as the learner does.
 func (p *Prescaled) Weights(fn func(slot uint32, w float64)) {
-	p.inner.Weights(func(slot uint32, w float64) { fn(slot, p.pre.raw(slot, w)) })
+	p.inner.Weights(func(slot uint32, w float64) { fn(slot, p.raw(slot, w)) })
 }
 
-// Save implements sparse.Learner: the scales, then the wrapped learner.
+// Save implements sparse.Learner: the scales (the features with one, in
+// the order they got their first value, and their sums Σx_j², n_j), then
+// the wrapped learner.
 func (p *Prescaled) Save(w *model.Writer) error {
-	w.Uint32s(p.pre.tab.Keys)
-	w.Float64s(p.pre.tab.Rows)
+	if p.split != nil {
+		keys, sums := p.split.Scales()
+		w.Uint32s(keys)
+		w.Float64s(sums)
+	} else {
+		w.Uint32s(p.pre.tab.Keys)
+		w.Float64s(p.pre.tab.Rows)
+	}
 	return p.inner.Save(w)
 }
 
@@ -243,7 +303,13 @@ func (p *Prescaled) Report(w io.Writer) {
 	if r, ok := p.inner.(sparse.Reporter); ok {
 		r.Report(w)
 	}
-	fmt.Fprintf(w, "features learned as x_j/s_j, s_j = the root mean square of x_j in training, over %d features\n", p.pre.tab.Len())
+	var n int
+	if p.split != nil {
+		n = p.split.Scaled()
+	} else {
+		n = p.pre.tab.Len()
+	}
+	fmt.Fprintf(w, "features learned as x_j/s_j, s_j = the root mean square of x_j in training, over %d features\n", n)
 }
 
 // PrescaledMulticlass is Prescaled around a K-class learner (FTSL-Shampoo):
@@ -291,10 +357,10 @@ func (p *PrescaledMulticlass) Scores(s []float64) { p.mc.Scores(s) }
 
 // ClassWeights implements sparse.Multiclass, in the raw features' units.
 func (p *PrescaledMulticlass) ClassWeights(k int, fn func(slot uint32, w float64)) {
-	p.mc.ClassWeights(k, func(slot uint32, w float64) { fn(slot, p.pre.raw(slot, w)) })
+	p.mc.ClassWeights(k, func(slot uint32, w float64) { fn(slot, p.raw(slot, w)) })
 }
 
 // ClassSlotWeight is class k's weight at slot, in the raw features' units.
 func (p *PrescaledMulticlass) ClassSlotWeight(k int, slot uint32) float64 {
-	return p.pre.raw(slot, p.mc.ClassSlotWeight(k, slot))
+	return p.raw(slot, p.mc.ClassSlotWeight(k, slot))
 }

@@ -162,14 +162,7 @@ var adaFamily = &Family{
 		if o["ada_scale"] != "auto" {
 			return adaBuild(cfg, full, l, r)
 		}
-		if r == nil {
-			in, err := adaBuild(cfg, full, l, nil)
-			if err != nil {
-				return nil, err
-			}
-			return ada.NewPrescaled(in, cfg.Bits), nil
-		}
-		return ada.LoadPrescaled(r, cfg.Bits, func(r *model.Reader) (sparse.Learner, error) { return adaBuild(cfg, full, l, r) })
+		return adaPrescaled(cfg, full, l, r)
 	},
 	memory: func(o model.Options) (float64, float64, error) {
 		cfg, err := adaConfig(o)
@@ -180,10 +173,14 @@ var adaFamily = &Family{
 			// β_j and a row of U (up to 2^b wide).
 			return 8 * (1 + math.Ldexp(1, int(cfg.Bits))), 0, nil
 		}
-		// A feature's row: β̄_j (or ḡ_j), its Z column, and a deferred-step
-		// stamp; the sketch's p×p matrices and the core's ring of maps.
-		p := float64(ada.RowCap(cfg))
-		per := 8*(1+p) + 4
+		// A feature's row: β̄_j (or ḡ_j), its Z column, the pre-scaling's
+		// Σx_j² and n_j under --ada_scale auto, and a deferred-step stamp;
+		// the sketch's p×p matrices and the core's ring of maps.
+		p, row := float64(ada.RowCap(cfg)), 1.0
+		if o["ada_scale"] == "auto" {
+			row += 2
+		}
+		per := 8*(row+p) + 4
 		if cfg.Diag {
 			// The completion's G_jj and u_j, and its slot index.
 			per += 8*2 + 4
@@ -225,6 +222,32 @@ func adaBuild(cfg ada.Config, full bool, l loss.Loss, r *model.Reader) (sparse.L
 		return ada.New(cfg, l)
 	}
 	return ada.Load(r, cfg, l)
+}
+
+// adaPrescaled makes (r nil) or loads the learner of cfg on pre-scaled
+// features (--ada_scale auto): the scales in the split's rows for the
+// learners on the SON core, a wrapper around ADA-FULL. Both save the
+// wrapper's format (ada.Prescaled).
+func adaPrescaled(cfg ada.Config, full bool, l loss.Loss, r *model.Reader) (sparse.Learner, error) {
+	var p *ada.Prescaled
+	var err error
+	switch {
+	case full && r == nil:
+		var in sparse.Learner
+		if in, err = adaBuild(cfg, full, l, nil); err == nil {
+			p = ada.NewPrescaled(in, cfg.Bits)
+		}
+	case full:
+		p, err = ada.LoadPrescaled(r, cfg.Bits, func(r *model.Reader) (sparse.Learner, error) { return adaBuild(cfg, full, l, r) })
+	case r == nil:
+		p, err = ada.NewPrescaledLearner(cfg, l)
+	default:
+		p, err = ada.LoadPrescaledLearner(r, cfg, l)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // adaConfig decodes an FD-adaptive model's options.

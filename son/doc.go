@@ -26,5 +26,7 @@
 // Learning via Frequent Directions", IEEE TPAMI, 2022, Alg. 1; Sifan Yang,
 // Yuanyu Wan, Peijia Li, Yibo Wang, Xiao Zhang, Zhewei Wei, Lijun Zhang,
 // "Dimension-Free Adaptive Subgradient Methods with Frequent Directions",
-// ICML 2025, Alg. 2).
+// ICML 2025, Alg. 2). An RMS split (NewRMSSplit, rms.go) learns on the
+// features pre-scaled by their root mean square, the sums in the rows of
+// its own table.
 package son

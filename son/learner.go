@@ -54,6 +54,11 @@ type Config struct {
 	// the ring by the number of features seen, a negative value applies
 	// every fold and transform eagerly (for tests and comparisons).
 	LazyRing int
+	// RMS learns on x̃_j = x_j/s_j, s_j the root mean square of feature
+	// j's training values so far (rms.go): the pre-scaling of package
+	// ada's Prescaled, kept in two more columns of the feature's own row
+	// so that it costs no lookup of its own. Not with Diag.
+	RMS bool
 }
 
 // DefaultFoldRatio: see SONConfig.FoldRatio and the measurements in
@@ -80,9 +85,13 @@ type Learner struct {
 	rowMul uint64 // ⌈2⁶⁴/stride⌉ for rowOf; 0 for stride 1
 	pmax   int
 	dOff   int // columns D_j − 0.1 and 1/√D_j (diag only)
-	b      []float64
-	t      float64 // rounds with a positive importance weight
-	sumG2  float64 // Σ‖ĝ‖², for the sketch report
+	rOff   int // columns Σx_j² and n_j (RMS only; rms.go)
+	// rmsOrder lists the rows in the order they got their first value
+	// (rms.go, Scales).
+	rmsOrder []uint32
+	b        []float64
+	t        float64 // rounds with a positive importance weight
+	sumG2    float64 // Σ‖ĝ‖², for the sketch report
 	// Scaled mode (scaled.go): W = Σ importance, the sketch's α in its sum
 	// units as last set (restored on load), and this round's α₀.
 	w, alphaSk, alpha0 float64
@@ -147,6 +156,9 @@ func New(cfg Config, l loss.Loss, sk sparse.Sketch) (*Learner, error) {
 	if !(cfg.EtaPower >= 0 && cfg.EtaPower <= 2) {
 		return nil, fmt.Errorf("η_t's exponent must be in [0, 2], got %v", cfg.EtaPower)
 	}
+	if cfg.RMS && cfg.Diag {
+		return nil, errors.New("pre-scaling by the root mean square (Config.RMS) and diagonal pre-scaling (Config.Diag) exclude each other")
+	}
 	if cfg.Scaled && !cfg.Diag {
 		return nil, errors.New("the scaled-space sketch (Config.Scaled) needs diagonal pre-scaling (Config.Diag)")
 	}
@@ -180,6 +192,10 @@ func New(cfg Config, l loss.Loss, sk sparse.Sketch) (*Learner, error) {
 		// Two columns: Σg² and the x̃ scale 1/√(0.1 + Σg²), kept so that
 		// predicting costs no square root per feature.
 		s.dOff = s.stride
+		s.stride += 2
+	}
+	if cfg.RMS {
+		s.rOff = s.stride
 		s.stride += 2
 	}
 	s.rowMul = rowMultiplier(s.stride)
@@ -238,20 +254,24 @@ func (s *Learner) resolve(ex *sparse.Example) (n float64) {
 	s.offs = s.tab.FindOffsets(s.offs[:0], ex.Idx)
 	rows := s.tab.Rows
 	s.lz.touch = linalg.PrefetchCols(rows, s.offs, s.stride)
-	val := ex.Val[:len(s.offs)]
-	xt := s.xt[:0]
-	diag, d1 := s.cfg.Diag, s.dOff+1
-	for i, o := range s.offs {
-		x := val[i]
-		if diag && o >= 0 {
-			x *= rows[o+d1]
-		} else if diag {
-			x /= math.Sqrt(diag0)
+	if s.rOff > 0 {
+		n = s.rmsPredict(ex.Val)
+	} else {
+		val := ex.Val[:len(s.offs)]
+		xt := s.xt[:0]
+		diag, d1 := s.cfg.Diag, s.dOff+1
+		for i, o := range s.offs {
+			x := val[i]
+			if diag && o >= 0 {
+				x *= rows[o+d1]
+			} else if diag {
+				x /= math.Sqrt(diag0)
+			}
+			xt = append(xt, x)
+			n += x * x
 		}
-		xt = append(xt, x)
-		n += x * x
+		s.xt = xt
 	}
-	s.xt = xt
 	// Deferred steps are brought up to date in a second loop: the lookups
 	// above then follow one another without dependent work between them,
 	// so the processor overlaps their cache misses (slot index and row),
@@ -447,10 +467,16 @@ func (s *Learner) resolveZ(ex *sparse.Example, p int) (n, wx, wsq float64) {
 	if s.cfg.Diag {
 		scale = s.dOff + 1
 	}
+	val := ex.Val
+	if s.rOff > 0 {
+		// x̃ = x/s into xt, which ScaleGather then takes as it comes.
+		s.rmsLearn(ex.Val, ex.Weight > 0)
+		val = s.xt
+	}
 	// x̃ = D^{-1/2}x, its norm, w̄·x̃, Σ w̄_j² and z = Z·x̃ in one pass over
 	// the rows (linalg.ScaleGather: the same sums as a loop and then
 	// gatherZ).
-	n, wx, wsq = linalg.ScaleGather(s.z[:p], rows, offs, ex.Val, s.xt, scale)
+	n, wx, wsq = linalg.ScaleGather(s.z[:p], rows, offs, val, s.xt, scale)
 	return n, wx, wsq
 }
 

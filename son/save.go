@@ -25,7 +25,7 @@ func (s *Learner) Save(w *model.Writer) error {
 	w.Uint32(uint32(len(s.st.Z)))
 	w.Float64s(s.b)
 	w.Uint32s(s.tab.Keys)
-	w.Float64s(s.tab.Rows)
+	w.Float64s(s.savedRows())
 	s.saveLazy(w)
 	s.sk.Save(w)
 	return nil
@@ -67,6 +67,7 @@ func Load(r *model.Reader, cfg Config, l loss.Loss, sk sparse.Sketch) (*Learner,
 	if len(b) != s.pmax || p > s.pmax || p != sk.Rows() || !(s.t >= 0) || !(s.w >= 0) || !(s.alphaSk >= 0) || !(s.alpha0 >= 0) || !(s.wOwn >= 0 && s.wOwn <= s.w) {
 		return nil, fmt.Errorf("%w: SON state does not fit the sketch (%d rows of %d)", model.ErrCorrupt, p, s.pmax)
 	}
+	s.widenRows()
 	if err := s.tab.Rebuild(); err != nil {
 		return nil, fmt.Errorf("%w: %v", model.ErrCorrupt, err)
 	}

@@ -82,8 +82,8 @@ func (o *Observed) Sketch(c float64) []float64 {
 // create), and returns it. Rows are numbered 0, 1, … in first-seen order,
 // are never moved or removed, and are saved and loaded in that order
 // (Columns visits them so), so a learner may keep per-feature state of its
-// own in a parallel array indexed by row. x is the example's Val as given:
-// a Split never pre-scales.
+// own in a parallel array indexed by row. x is the example's Val as given,
+// except in an RMS split (NewRMSSplit), which learns on x̃.
 func (p *Split) ExampleRows(dst []int) []int {
 	st := p.s.stride
 	for _, o := range p.s.offs {
