@@ -36,10 +36,20 @@ type Learner struct {
 }
 
 // New returns an untrained learner.
-func New(cfg Config, l loss.Loss) (*Learner, error) { return newWith(cfg, l, son.NewSplit) }
+func New(cfg Config, l loss.Loss) (*Learner, error) { return newWith(cfg, l, false) }
 
-// newWith is New with the split made by split (prescale.go: son.NewRMSSplit).
-func newWith(cfg Config, l loss.Loss, split func(uint, sparse.Sketch) (*son.Split, error)) (*Learner, error) {
+// splitOptions are the split's columns: with rms the pre-scaling's
+// (prescale.go), with Config.Diag the completion's (diag.go).
+func (c Config) splitOptions(rms bool) son.SplitOptions {
+	o := son.SplitOptions{RMS: rms}
+	if c.Diag {
+		o.Aux = diagCols
+	}
+	return o
+}
+
+// newWith is New, on x̃ with rms (prescale.go).
+func newWith(cfg Config, l loss.Loss, rms bool) (*Learner, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -47,20 +57,24 @@ func newWith(cfg Config, l loss.Loss, split func(uint, sparse.Sketch) (*son.Spli
 	if err != nil {
 		return nil, err
 	}
-	sp, err := split(cfg.Bits, sk)
+	sp, err := son.NewSplitWith(cfg.Bits, sk, cfg.splitOptions(rms))
 	if err != nil {
 		return nil, err
 	}
-	return newLearner(cfg, l, sk, sp)
+	a, err := newLearner(cfg, l, sk, sp)
+	if a != nil && cfg.Diag {
+		a.dg = &diagState{}
+	}
+	return a, err
 }
 
 // Load restores a learner saved by Save; cfg must be the saved model's.
 func Load(r *model.Reader, cfg Config, l loss.Loss) (*Learner, error) {
-	return loadWith(r, cfg, l, son.LoadSplit)
+	return loadWith(r, cfg, l, false)
 }
 
-// loadWith is Load with the split read by load (prescale.go: son.LoadRMSSplit).
-func loadWith(r *model.Reader, cfg Config, l loss.Loss, load func(*model.Reader, uint, sparse.Sketch) (*son.Split, error)) (*Learner, error) {
+// loadWith is Load, on x̃ with rms (prescale.go).
+func loadWith(r *model.Reader, cfg Config, l loss.Loss, rms bool) (*Learner, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -80,15 +94,19 @@ func loadWith(r *model.Reader, cfg Config, l loss.Loss, load func(*model.Reader,
 			return nil, fmt.Errorf("%w: skipped gradients' mass %v", model.ErrCorrupt, skipped)
 		}
 	}
-	var dg *diagState
+	var sd *savedDiag
 	if cfg.Diag {
-		if dg, err = loadDiag(r, cfg.Bits); err != nil {
+		if sd, err = loadDiag(r); err != nil {
 			return nil, err
 		}
 	}
-	sp, err := load(r, cfg.Bits, sk)
+	sp, err := son.LoadSplitWith(r, cfg.Bits, sk, cfg.splitOptions(rms))
 	if err != nil {
 		return nil, fmt.Errorf("loading the %s state: %w", cfg.Name(), err)
+	}
+	dg, err := sd.install(sp)
+	if err != nil {
+		return nil, err
 	}
 	if !(sk.SumRho() >= 0) || math.IsInf(sk.SumRho(), 0) {
 		return nil, fmt.Errorf("%w: escaped mass ρ = %v", model.ErrCorrupt, sk.SumRho())
@@ -110,9 +128,6 @@ func newLearner(cfg Config, l loss.Loss, sk *fd.Sketch, sp *son.Split) (*Learner
 	}
 	a := &Learner{cfg: cfg, loss: l, sk: sk, sp: sp,
 		w: make([]float64, lb), v: make([]float64, sk.MaxRows())}
-	if cfg.Diag {
-		a.dg = newDiagState(cfg.Bits)
-	}
 	if cfg.Gate > 0 && cfg.Buffer == Single {
 		sk.SetGateLimit(a.gateLimit)
 	}
@@ -186,13 +201,13 @@ func (a *Learner) score(bx float64, z []float64) float64 {
 // Predict implements sparse.Learner.
 func (a *Learner) Predict(ex *sparse.Example) float64 {
 	bx, z, _ := a.sp.Begin(ex, false)
-	return ex.Initial + a.score(bx, z) + a.diagBegin(ex, false)
+	return ex.Initial + a.score(bx, z) + a.diagBegin()
 }
 
 // Learn implements sparse.Learner: one round of the configured algorithm.
 func (a *Learner) Learn(ex *sparse.Example) float64 {
 	bx, z, n := a.sp.Begin(ex, true)
-	pred := ex.Initial + a.score(bx, z) + a.diagBegin(ex, true)
+	pred := ex.Initial + a.score(bx, z) + a.diagBegin()
 	h := ex.Weight
 	d := a.loss.Deriv(pred, ex.Label)
 	if !(h > 0) || !linalg.IsFinite(pred) || !linalg.IsFinite(d) {
@@ -200,7 +215,7 @@ func (a *Learner) Learn(ex *sparse.Example) float64 {
 	}
 	// The sketch takes √h·ℓ′·x, the step h·ℓ′·x: importance h counts as h
 	// copies of the example, as in SON.
-	a.diagEnergy(ex, h, n, math.Sqrt(h)*d)
+	a.diagEnergy(h, n, math.Sqrt(h)*d)
 	if c := math.Sqrt(h) * d; a.skipSketch(c * c * n) {
 		a.skips++
 	} else {
@@ -210,7 +225,7 @@ func (a *Learner) Learn(ex *sparse.Example) float64 {
 	if a.cfg.Update == Dual {
 		// ḡ_I += g·x_I, and the core adds g·Z_t x to Z·ḡ.
 		a.sp.Step(-g, 0, nil)
-		a.diagStep(ex, g)
+		a.diagStep(g)
 		return pred
 	}
 	// β̄_I −= η·c·g·x_I, b −= η·g·Q·Z_t x.
@@ -220,7 +235,7 @@ func (a *Learner) Learn(ex *sparse.Example) float64 {
 	eta := a.eta()
 	a.sp.Step(eta*c*g, -eta*g, v)
 	a.sp.Finish()
-	a.diagStep(ex, g)
+	a.diagStep(g)
 	return pred
 }
 

@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/sparseson/sparseson/model"
-	"github.com/sparseson/sparseson/sparse"
+	"github.com/sparseson/sparseson/son"
 )
 
 // # The per-coordinate completion of the escaped form (Config.Diag)
@@ -58,16 +58,15 @@ import (
 // 1.14 → 1.52 s), the table's cache misses: indexing these rows by the
 // pre-scaler's (Prescaled looks up the same features) would save them.
 
-// diagState is the completion's state (nil without Config.Diag).
+// diagCols is the completion's columns in a feature's row of the split
+// (son.Config.Aux): G_jj, then u_j.
+const diagCols = 2
+
+// diagState is the completion's state (nil without Config.Diag) beside
+// the per-feature columns in the split's rows.
 type diagState struct {
-	tab  *sparse.Table // per feature: G_jj, u_j
-	offs []int         // the example's offsets in tab.Rows (−1: not seen)
 	// nsum and nw are Σh·‖x‖² and Σh over the examples learned.
 	nsum, nw float64
-}
-
-func newDiagState(bits uint) *diagState {
-	return &diagState{tab: sparse.NewTable(bits, 2)}
 }
 
 // eta is the step size η, divided by √N under Config.Diag once an example
@@ -88,43 +87,40 @@ func (a *Learner) diagExtra(gjj, r float64) float64 {
 	return 1/math.Sqrt(m) - 1/math.Sqrt(r)
 }
 
-// diagBegin looks up ex's features (creating rows when learning) and
-// returns the diagonal part of βᵀx.
-func (a *Learner) diagBegin(ex *sparse.Example, learn bool) float64 {
-	g := a.dg
-	if g == nil {
+// diagBegin returns the diagonal part of βᵀx for the example the split's
+// Begin has looked up (x: the values the split learns on, x̃ under
+// --ada_scale auto).
+func (a *Learner) diagBegin() float64 {
+	if a.dg == nil {
 		return 0
 	}
-	t := g.tab
-	if learn {
-		g.offs = t.Offsets(g.offs[:0], ex.Idx)
-	} else {
-		g.offs = t.FindOffsets(g.offs[:0], ex.Idx)
-	}
-	rows := t.Rows
+	rows, offs, x, col := a.sp.Aux()
 	var s float64
 	if a.cfg.Update == Mirror {
-		for i, o := range g.offs {
+		for i, o := range offs {
 			if o >= 0 {
-				s += rows[o+1] * ex.Val[i]
+				s += rows[o+col+1] * x[i]
 			}
 		}
 		return s
 	}
 	r := a.escapedMass()
-	for i, o := range g.offs {
-		if o >= 0 && rows[o+1] != 0 {
-			s += a.diagExtra(rows[o], r) * rows[o+1] * ex.Val[i]
+	for i, o := range offs {
+		if o < 0 {
+			continue
+		}
+		if u := rows[o+col+1]; u != 0 {
+			s += a.diagExtra(rows[o+col], r) * u * x[i]
 		}
 	}
 	return -a.eta() * s
 }
 
 // diagEnergy counts a learned example (importance h, n = ‖x‖²) into N
-// and adds its sketched gradient ĝ = c·x to G_jj (after diagBegin with
-// learn). N counts it after its prediction, so that a prediction is the
+// and adds its sketched gradient ĝ = c·x to G_jj (after Begin with
+// create). N counts it after its prediction, so that a prediction is the
 // same whether it is made by Learn or, with the model saved, by Predict.
-func (a *Learner) diagEnergy(ex *sparse.Example, h, n, c float64) {
+func (a *Learner) diagEnergy(h, n, c float64) {
 	g := a.dg
 	if g == nil {
 		return
@@ -133,35 +129,34 @@ func (a *Learner) diagEnergy(ex *sparse.Example, h, n, c float64) {
 		g.nsum += h * n
 		g.nw += h
 	}
-	rows := g.tab.Rows
-	for i, o := range g.offs {
-		v := c * ex.Val[i]
-		rows[o] += v * v
+	rows, offs, x, col := a.sp.Aux()
+	for i, o := range offs {
+		v := c * x[i]
+		rows[o+col] += v * v
 	}
 }
 
 // diagStep takes the example's step h·ℓ′·x = gx (after the sketch's
 // update): u_j −= η·e_j·g·x_j under mirror descent, ḡ_j += g·x_j under dual
 // averaging. A step that would make u_j non-finite is not taken.
-func (a *Learner) diagStep(ex *sparse.Example, gx float64) {
-	g := a.dg
-	if g == nil {
+func (a *Learner) diagStep(gx float64) {
+	if a.dg == nil {
 		return
 	}
-	rows := g.tab.Rows
+	rows, offs, x, col := a.sp.Aux()
 	if a.cfg.Update == Dual {
-		for i, o := range g.offs {
-			if u := rows[o+1] + gx*ex.Val[i]; !math.IsInf(u, 0) && !math.IsNaN(u) {
-				rows[o+1] = u
+		for i, o := range offs {
+			if u := rows[o+col+1] + gx*x[i]; !math.IsInf(u, 0) && !math.IsNaN(u) {
+				rows[o+col+1] = u
 			}
 		}
 		return
 	}
 	r, eta := a.escapedMass(), a.eta()
-	for i, o := range g.offs {
-		if e := a.diagExtra(rows[o], r); e > 0 {
-			if u := rows[o+1] - eta*e*gx*ex.Val[i]; !math.IsInf(u, 0) && !math.IsNaN(u) {
-				rows[o+1] = u
+	for i, o := range offs {
+		if e := a.diagExtra(rows[o+col], r); e > 0 {
+			if u := rows[o+col+1] - eta*e*gx*x[i]; !math.IsInf(u, 0) && !math.IsNaN(u) {
+				rows[o+col+1] = u
 			}
 		}
 	}
@@ -169,52 +164,78 @@ func (a *Learner) diagStep(ex *sparse.Example, gx float64) {
 
 // diagWeight is the diagonal part of β_j for slot.
 func (a *Learner) diagWeight(slot uint32) float64 {
-	g := a.dg
-	if g == nil {
+	if a.dg == nil {
 		return 0
 	}
-	o := g.tab.Find(slot)
-	if o < 0 {
+	row := a.sp.AuxOf(slot)
+	if row == nil {
 		return 0
 	}
-	gjj, u := g.tab.Rows[2*o], g.tab.Rows[2*o+1]
+	gjj, u := row[0], row[1]
 	if a.cfg.Update == Mirror {
 		return u
 	}
 	return -a.eta() * a.diagExtra(gjj, a.escapedMass()) * u
 }
 
-// saveDiag writes N's sums and the table (before the split).
+// saveDiag writes N's sums and, per feature in the split's first-seen
+// order, G_jj and u_j (before the split): the format of the table the
+// completion kept before its state moved into the split's rows, whose
+// order was the split's too, so that models are the same bytes.
 func (a *Learner) saveDiag(w *model.Writer) {
 	g := a.dg
 	w.Float64(g.nsum)
 	w.Float64(g.nw)
-	w.Uint32s(g.tab.Keys)
-	w.Float64s(g.tab.Rows)
+	keys := make([]uint32, 0, a.sp.Seen())
+	rows := make([]float64, 0, diagCols*a.sp.Seen())
+	a.sp.AuxRows(func(slot uint32, aux []float64) {
+		keys = append(keys, slot)
+		rows = append(rows, aux...)
+	})
+	w.Uint32s(keys)
+	w.Float64s(rows)
 }
 
-// loadDiag reads what saveDiag wrote.
-func loadDiag(r *model.Reader, bits uint) (*diagState, error) {
-	g := newDiagState(bits)
+// savedDiag is what saveDiag wrote, read before the split it belongs to.
+type savedDiag struct {
+	g    *diagState
+	keys []uint32
+	rows []float64
+}
+
+// loadDiag reads what saveDiag wrote; install puts it into the split.
+func loadDiag(r *model.Reader) (*savedDiag, error) {
+	g := &diagState{}
 	g.nsum, g.nw = r.Float64(), r.Float64()
-	g.tab.Keys = r.Uint32s(nil)
-	g.tab.Rows = r.Float64s(nil)
+	keys := r.Uint32s(nil)
+	rows := r.Float64s(nil)
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
 	if !(g.nsum >= 0) || !(g.nw >= 0) || math.IsInf(g.nsum, 0) || math.IsInf(g.nw, 0) {
 		return nil, fmt.Errorf("%w: the completion's ‖x‖² sums %v, %v", model.ErrCorrupt, g.nsum, g.nw)
 	}
-	if err := g.tab.Rebuild(); err != nil {
-		return nil, fmt.Errorf("%w: the completion's table: %v", model.ErrCorrupt, err)
+	if len(rows) != diagCols*len(keys) {
+		return nil, fmt.Errorf("%w: the completion's state holds %d values for %d features", model.ErrCorrupt, len(rows), len(keys))
 	}
-	rows := g.tab.Rows
-	for i := 0; i < len(rows); i += 2 {
+	for i := 0; i < len(rows); i += diagCols {
 		if !(rows[i] >= 0) || math.IsInf(rows[i], 0) || math.IsInf(rows[i+1], 0) || math.IsNaN(rows[i+1]) {
 			return nil, fmt.Errorf("%w: the completion's row %v, %v", model.ErrCorrupt, rows[i], rows[i+1])
 		}
 	}
-	return g, nil
+	return &savedDiag{g: g, keys: keys, rows: rows}, nil
+}
+
+// install gives the loaded split its completion's columns; nil (no
+// Config.Diag) installs nothing.
+func (d *savedDiag) install(sp *son.Split) (*diagState, error) {
+	if d == nil {
+		return nil, nil
+	}
+	if err := sp.SetAux(d.keys, d.rows); err != nil {
+		return nil, fmt.Errorf("the completion's state: %w", err)
+	}
+	return d.g, nil
 }
 
 // reportDiag adds the completion's line to Report.
@@ -229,11 +250,11 @@ func (a *Learner) reportDiag(w io.Writer) {
 	}
 	r := a.escapedMass()
 	var wider int
-	for i := 0; i < len(g.tab.Rows); i += 2 {
-		if a.diagExtra(g.tab.Rows[i], r) > 0 {
+	a.sp.AuxRows(func(_ uint32, aux []float64) {
+		if a.diagExtra(aux[0], r) > 0 {
 			wider++
 		}
-	}
+	})
 	fmt.Fprintf(w, "completion (--ada_scale auto): η/√N = %.6g with N = %.6g the mean ‖x‖²; %d of %d features step by (G_jj + ε)^{−1/2} > r^{−1/2} = %.6g\n",
-		a.eta(), n, wider, g.tab.Len(), 1/math.Sqrt(r))
+		a.eta(), n, wider, a.sp.Seen(), 1/math.Sqrt(r))
 }
