@@ -78,13 +78,27 @@ func (a *Learner) eta() float64 {
 	return a.cfg.Eta
 }
 
+// diagCut is the escaped mass r and r^{−1/2}, computed once per example
+// for diagExtraAt's loop instead of once per feature (the same bits).
+type diagCut struct{ r, rinv float64 }
+
+func (a *Learner) diagCut() diagCut {
+	r := a.escapedMass()
+	return diagCut{r, 1 / math.Sqrt(r)}
+}
+
 // diagExtra is e_j for a coordinate of history gjj at escaped mass r.
 func (a *Learner) diagExtra(gjj, r float64) float64 {
+	return a.diagExtraAt(gjj, diagCut{r, 1 / math.Sqrt(r)})
+}
+
+// diagExtraAt is diagExtra at the cut c.
+func (a *Learner) diagExtraAt(gjj float64, c diagCut) float64 {
 	m := gjj + a.cfg.Epsilon
-	if !(r > 0) || !(m > 0) || m >= r {
+	if !(c.r > 0) || !(m > 0) || m >= c.r {
 		return 0
 	}
-	return 1/math.Sqrt(m) - 1/math.Sqrt(r)
+	return 1/math.Sqrt(m) - c.rinv
 }
 
 // diagBegin returns the diagonal part of βᵀx for the example the split's
@@ -104,13 +118,13 @@ func (a *Learner) diagBegin() float64 {
 		}
 		return s
 	}
-	r := a.escapedMass()
+	c := a.diagCut()
 	for i, o := range offs {
 		if o < 0 {
 			continue
 		}
 		if u := rows[o+col+1]; u != 0 {
-			s += a.diagExtra(rows[o+col], r) * u * x[i]
+			s += a.diagExtraAt(rows[o+col], c) * u * x[i]
 		}
 	}
 	return -a.eta() * s
@@ -152,9 +166,9 @@ func (a *Learner) diagStep(gx float64) {
 		}
 		return
 	}
-	r, eta := a.escapedMass(), a.eta()
+	c, eta := a.diagCut(), a.eta()
 	for i, o := range offs {
-		if e := a.diagExtra(rows[o+col], r); e > 0 {
+		if e := a.diagExtraAt(rows[o+col], c); e > 0 {
 			if u := rows[o+col+1] - eta*e*gx*x[i]; !math.IsInf(u, 0) && !math.IsNaN(u) {
 				rows[o+col+1] = u
 			}

@@ -182,8 +182,8 @@ var adaFamily = &Family{
 		}
 		per := 8*(row+p) + 4
 		if cfg.Diag {
-			// The completion's G_jj and u_j, and its slot index.
-			per += 8*2 + 4
+			// The completion's G_jj and u_j, two more columns of the row.
+			per += 8 * 2
 		}
 		return per, 8*4*p*p + 8*256*(2*p*p+p), nil
 	},
