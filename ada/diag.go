@@ -50,13 +50,25 @@ import (
 // State: per feature seen in training G_jj and u_j (mirror descent: the
 // diagonal part of β_j, β = β̄ + Zᵀb + u; dual averaging: ḡ_j, since
 // β_j = −η(P′ḡ)_j needs ḡ_j beside the core's β̄·x), and N's two sums;
-// saved before the split. Cost: one lookup per feature in a table of the
-// features seen and O(s) arithmetic per example (a square root per
-// feature under dual averaging's prediction). On news20's training set,
-// one pass, logistic: instructions FTSL 1.97e9 → 2.13e9, S-ADA 1.46e9 →
-// 1.62e9; CPU time on news20 ×10 grows more (FTSL 1.45 → 1.80 s, S-ADA
-// 1.14 → 1.52 s), the table's cache misses: indexing these rows by the
-// pre-scaler's (Prescaled looks up the same features) would save them.
+// saved before the split. Cost: G_jj and u_j are two more columns of the
+// feature's row in the split's own table (son.Config.Aux), after the
+// pre-scaler's Σx_j² and n_j, so the completion reads the rows and x̃ the
+// core has looked up for the example already: no lookup of its own, and
+// O(s) arithmetic per example (a square root and a division per feature
+// under dual averaging's prediction). Kept at first in a table of its own,
+// it cost a second slot lookup and a second random row per feature. News20's
+// training set, one text pass, logistic, instructions (cachegrind) without
+// the completion / its own table / folded: FTSL 1.915 / 2.134 / 2.030e9,
+// S-ADA 1.417 / 1.614 / 1.505e9, FTFSL 2.899 / 2.970 / 2.866e9, Fast S-ADA
+// 1.411 / 1.637 / 1.533e9 (FD-SON at m = 10 1.183e9; with the completion
+// the doubled buffer's sketch sees other gradients, hence FTFSL's fewer).
+// News20 ×10 as text, one pass, least of 5 alternated rounds at load
+// 1.3–1.4 on 2 shared cores, CPU seconds: FTSL 1.50 / 2.09 / 1.67, S-ADA
+// 1.18 / 1.62 / 1.36, FTFSL 1.44 / 2.02 / 1.64, Fast S-ADA 1.02 / 1.71 /
+// 1.19 (FD-SON 0.82); peak RSS 1–3 MB above the form without it, 3–6 MB
+// below the table's. The models are the same bytes as the table's: its
+// rows were created by the same lookups as the split's, so Save writes
+// them in the split's first-seen order.
 
 // diagCols is the completion's columns in a feature's row of the split
 // (son.Config.Aux): G_jj, then u_j.
