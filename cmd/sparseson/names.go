@@ -88,7 +88,7 @@ var libraryFields = []string{
 	"Config.RowCap", "the model option row_cap (2·-m of a doubled-buffer model)",
 	"Config.Skip", "the model option ada_skip (S-ADA's skips, on with --fd_gate)",
 	"oja.Config.Rate", "--oja_rate", "Config.Scaled", "--diag_sketch scaled", "Config.Diag", "--diag", "Config.Total", "--total",
-	"Config.RMS", "--ada_scale auto",
+	"Config.RMS", "--ada_scale auto", "Config.Aux", "the model option ada_diag (the completion's columns, --ada_scale auto)",
 }
 
 var libraryFlags = strings.NewReplacer(libraryFields...)
