@@ -36,15 +36,26 @@ type Learner struct {
 	tOK, uOK bool
 	carried  int // tests: the steps t was carried past
 
-	skips    int     // gradients kept out of the sketch (gate.go), this run
-	skipMass float64 // Σ‖ĝ‖² of those the escaped form kept out (Config.Skip), saved
+	skips    int        // gradients kept out of the sketch (gate.go), this run
+	skipMass float64    // Σ‖ĝ‖² of those the escaped form kept out (Config.Skip), saved
+	dg       *diagState // Config.Diag's completion (diag.go), else nil
 }
 
 // New returns an untrained learner.
-func New(cfg Config, l loss.Loss) (*Learner, error) { return newWith(cfg, l, son.NewSplit) }
+func New(cfg Config, l loss.Loss) (*Learner, error) { return newWith(cfg, l, false) }
 
-// newWith is New with the split made by split (prescale.go: son.NewRMSSplit).
-func newWith(cfg Config, l loss.Loss, split func(uint, sparse.Sketch) (*son.Split, error)) (*Learner, error) {
+// splitOptions are the split's columns: with rms the pre-scaling's
+// (prescale.go), with Config.Diag the completion's (diag.go).
+func (c Config) splitOptions(rms bool) son.SplitOptions {
+	o := son.SplitOptions{RMS: rms}
+	if c.Diag {
+		o.Aux = diagCols
+	}
+	return o
+}
+
+// newWith is New, on x̃ with rms (prescale.go).
+func newWith(cfg Config, l loss.Loss, rms bool) (*Learner, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -52,20 +63,24 @@ func newWith(cfg Config, l loss.Loss, split func(uint, sparse.Sketch) (*son.Spli
 	if err != nil {
 		return nil, err
 	}
-	sp, err := split(cfg.Bits, sk)
+	sp, err := son.NewSplitWith(cfg.Bits, sk, cfg.splitOptions(rms))
 	if err != nil {
 		return nil, err
 	}
-	return newLearner(cfg, l, sk, sp)
+	a, err := newLearner(cfg, l, sk, sp)
+	if a != nil && cfg.Diag {
+		a.dg = &diagState{}
+	}
+	return a, err
 }
 
 // Load restores a learner saved by Save; cfg must be the saved model's.
 func Load(r *model.Reader, cfg Config, l loss.Loss) (*Learner, error) {
-	return loadWith(r, cfg, l, son.LoadSplit)
+	return loadWith(r, cfg, l, false)
 }
 
-// loadWith is Load with the split read by load (prescale.go: son.LoadRMSSplit).
-func loadWith(r *model.Reader, cfg Config, l loss.Loss, load func(*model.Reader, uint, sparse.Sketch) (*son.Split, error)) (*Learner, error) {
+// loadWith is Load, on x̃ with rms (prescale.go).
+func loadWith(r *model.Reader, cfg Config, l loss.Loss, rms bool) (*Learner, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -85,29 +100,30 @@ func loadWith(r *model.Reader, cfg Config, l loss.Loss, load func(*model.Reader,
 			return nil, fmt.Errorf("%w: skipped gradients' mass %v", model.ErrCorrupt, skipped)
 		}
 	}
-	var tOK bool
-	var t []float64
-	if cfg.DualCache {
-		tOK, t = r.Bool(), r.Float64s(nil)
-		if err := r.Err(); err != nil {
+	tOK, t, err := loadDualCache(r, cfg)
+	if err != nil {
+		return nil, err
+	}
+	var sd *savedDiag
+	if cfg.Diag {
+		if sd, err = loadDiag(r); err != nil {
 			return nil, err
 		}
-		for _, v := range t {
-			if !linalg.IsFinite(v) {
-				return nil, fmt.Errorf("%w: non-finite dual-averaging product", model.ErrCorrupt)
-			}
-		}
 	}
-	sp, err := load(r, cfg.Bits, sk)
+	sp, err := son.LoadSplitWith(r, cfg.Bits, sk, cfg.splitOptions(rms))
 	if err != nil {
 		return nil, fmt.Errorf("loading the %s state: %w", cfg.Name(), err)
+	}
+	dg, err := sd.install(sp)
+	if err != nil {
+		return nil, err
 	}
 	if !(sk.SumRho() >= 0) || math.IsInf(sk.SumRho(), 0) {
 		return nil, fmt.Errorf("%w: escaped mass ρ = %v", model.ErrCorrupt, sk.SumRho())
 	}
 	a, err := newLearner(cfg, l, sk, sp)
 	if a != nil {
-		a.skipMass = skipped
+		a.skipMass, a.dg = skipped, dg
 		if cfg.DualCache {
 			if len(t) != len(a.t) {
 				return nil, fmt.Errorf("%w: dual-averaging product of %d values, want %d", model.ErrCorrupt, len(t), len(a.t))
@@ -204,12 +220,12 @@ func (a *Learner) score(bx float64, z []float64) float64 {
 			a.tOK = true
 		}
 		a.uOK = true
-		return -a.cfg.Eta * (c*bx + dotW(w, a.u, a.t))
+		return -a.eta() * (c*bx + dotW(w, a.u, a.t))
 	}
 	a.uOK = false
 	v := a.v[:len(z)]
 	a.sk.MulSpectral(v, a.sp.ZBar(), w)
-	return -a.cfg.Eta * (c*bx + linalg.Dot(z, v))
+	return -a.eta() * (c*bx + linalg.Dot(z, v))
 }
 
 // dotW is Σ w_i·u_i·t_i over w's length.
@@ -224,13 +240,30 @@ func dotW(w, u, t []float64) (s float64) {
 // Predict implements sparse.Learner.
 func (a *Learner) Predict(ex *sparse.Example) float64 {
 	bx, z, _ := a.sp.Begin(ex, false)
-	return ex.Initial + a.score(bx, z)
+	return ex.Initial + a.score(bx, z) + a.diagBegin()
+}
+
+// loadDualCache reads Config.DualCache's carried product t (nothing without it).
+func loadDualCache(r *model.Reader, cfg Config) (ok bool, t []float64, err error) {
+	if !cfg.DualCache {
+		return false, nil, nil
+	}
+	ok, t = r.Bool(), r.Float64s(nil)
+	if err := r.Err(); err != nil {
+		return false, nil, err
+	}
+	for _, v := range t {
+		if !linalg.IsFinite(v) {
+			return false, nil, fmt.Errorf("%w: non-finite dual-averaging product", model.ErrCorrupt)
+		}
+	}
+	return ok, t, nil
 }
 
 // Learn implements sparse.Learner: one round of the configured algorithm.
 func (a *Learner) Learn(ex *sparse.Example) float64 {
 	bx, z, n := a.sp.Begin(ex, true)
-	pred := ex.Initial + a.score(bx, z)
+	pred := ex.Initial + a.score(bx, z) + a.diagBegin()
 	h := ex.Weight
 	d := a.loss.Deriv(pred, ex.Label)
 	if !(h > 0) || !linalg.IsFinite(pred) || !linalg.IsFinite(d) {
@@ -239,6 +272,7 @@ func (a *Learner) Learn(ex *sparse.Example) float64 {
 	// The sketch takes √h·ℓ′·x, the step h·ℓ′·x: importance h counts as h
 	// copies of the example, as in SON.
 	same := true // the sketch's factors as score saw them
+	a.diagEnergy(h, n, math.Sqrt(h)*d)
 	if c := math.Sqrt(h) * d; a.skipSketch(c * c * n) {
 		a.skips++
 	} else {
@@ -250,14 +284,17 @@ func (a *Learner) Learn(ex *sparse.Example) float64 {
 		// ḡ_I += g·x_I, and the core adds g·Z_t x to Z·ḡ.
 		ok := a.sp.Step(-g, 0, nil)
 		a.carry(same, ok, g)
+		a.diagStep(g)
 		return pred
 	}
 	// β̄_I −= η·c·g·x_I, b −= η·g·Q·Z_t x.
 	c, w := a.coefficients()
 	v := a.v[:len(z)]
 	a.sk.MulSpectral(v, z, w)
-	a.sp.Step(a.cfg.Eta*c*g, -a.cfg.Eta*g, v)
+	eta := a.eta()
+	a.sp.Step(eta*c*g, -eta*g, v)
 	a.sp.Finish()
+	a.diagStep(g)
 	return pred
 }
 
@@ -287,7 +324,7 @@ func (a *Learner) Weights(fn func(slot uint32, w float64)) {
 	if a.cfg.Update == Mirror {
 		b := a.sp.B()
 		a.sp.Columns(func(slot uint32, bbar float64, z []float64) {
-			fn(slot, bbar+linalg.Dot(b, z))
+			fn(slot, bbar+linalg.Dot(b, z)+a.diagWeight(slot))
 		})
 		return
 	}
@@ -295,15 +332,16 @@ func (a *Learner) Weights(fn func(slot uint32, w float64)) {
 	y := a.sp.ZBar()
 	v := make([]float64, len(y))
 	a.sk.MulSpectral(v, y, w)
-	eta := a.cfg.Eta
+	eta := a.eta()
 	a.sp.Columns(func(slot uint32, gbar float64, z []float64) {
-		fn(slot, -eta*(c*gbar+linalg.Dot(z, v)))
+		fn(slot, -eta*(c*gbar+linalg.Dot(z, v))+a.diagWeight(slot))
 	})
 }
 
 // Save implements sparse.Learner: with Config.Skip the skipped gradients'
-// mass, then the split table and the sketch (ρ_{1:t} is the sketch's); the
-// configuration is the model's options.
+// mass, with Config.Diag the completion's state, then the split table and
+// the sketch (ρ_{1:t} is the sketch's); the configuration is the model's
+// options.
 func (a *Learner) Save(w *model.Writer) error {
 	if a.cfg.Skip > 0 {
 		w.Float64(a.skipMass)
@@ -312,6 +350,10 @@ func (a *Learner) Save(w *model.Writer) error {
 		// t as carried, so that a resumed run adds to the same bits.
 		w.Bool(a.tOK)
 		w.Float64s(a.t)
+	}
+	if a.dg != nil {
+		// Before the split, whose loader must end the body.
+		a.saveDiag(w)
 	}
 	return a.sp.Save(w)
 }
@@ -322,6 +364,7 @@ func (a *Learner) Report(w io.Writer) {
 	c, _ := a.coefficients()
 	fmt.Fprintf(w, "%s: ρ_{1:t} = %.6g, outside the sketch P = %.6g·I, steps refused = %d\n", a.cfg.Name(), a.sk.SumRho(), c, a.sp.Refused())
 	a.reportGate(w)
+	a.reportDiag(w)
 }
 
 // Name is the learner's paper name, with its update where it is a choice

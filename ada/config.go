@@ -83,6 +83,10 @@ type Config struct {
 	// models saved before DoubledRowCap; the CLI's new models take
 	// DoubledRowCap. Unused (must be 0) with the per-step sketch.
 	RowCap int
+	// Diag selects the escaped form's per-coordinate completion and the
+	// step η/√N, N the mean ‖x‖² of the examples learned (diag.go). The
+	// CLI's default under --ada_scale auto; model option ada_diag.
+	Diag bool
 }
 
 // Named is one of the papers' learners: a name (its flag) and its choices.
@@ -153,6 +157,9 @@ func (c Config) Validate() error {
 	}
 	if !(c.Epsilon >= 0) || math.IsInf(c.Epsilon, 0) {
 		return fmt.Errorf("Config.Epsilon must be finite and ≥ 0, got %v", c.Epsilon)
+	}
+	if c.Diag && c.Precond != Escaped {
+		return errors.New("Config.Diag: the per-coordinate completion is the escaped form's (FTSL, FTFSL, S-ADA, Fast S-ADA)")
 	}
 	if c.RowCap != 0 && (c.Buffer != Doubled || c.RowCap < 2*c.Tau || c.RowCap > 3*MaxTau) {
 		return fmt.Errorf("Config.RowCap %d: the doubled buffer's Z row cap must be 0 or in %d..%d (per-step sketch: 0)", c.RowCap, 2*c.Tau, 3*MaxTau)

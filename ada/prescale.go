@@ -94,7 +94,7 @@ func NewPrescaled(l sparse.Learner, bits uint) *Prescaled {
 // kept in its split's feature rows (see Prescaled's cost): what
 // NewPrescaled(New(cfg, l), cfg.Bits) learns and saves, faster.
 func NewPrescaledLearner(cfg Config, l loss.Loss) (*Prescaled, error) {
-	a, err := newWith(cfg, l, son.NewRMSSplit)
+	a, err := newWith(cfg, l, true)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +135,7 @@ func LoadPrescaledLearner(r *model.Reader, cfg Config, l loss.Loss) (*Prescaled,
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
-	a, err := loadWith(r, cfg, l, son.LoadRMSSplit)
+	a, err := loadWith(r, cfg, l, true)
 	if err != nil {
 		return nil, err
 	}

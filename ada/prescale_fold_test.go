@@ -79,7 +79,10 @@ func foldPair(t testing.TB, cfg Config) (folded, wrapped *Prescaled) {
 }
 
 // foldConfigs are every learner of Learners (both updates where there is
-// a choice) at a small τ, without and with the CLI's gate and skips.
+// a choice) at a small τ, without and with the CLI's gate and skips, and
+// the escaped form's with the completion (Config.Diag, the CLI's default
+// under --ada_scale auto) as well: its columns then sit after the scales'
+// in the folded form's rows, in the wrapper form's rows without them.
 func foldConfigs() []Config {
 	var out []Config
 	for _, v := range variants() {
@@ -96,12 +99,16 @@ func foldConfigs() []Config {
 			cfg.Gate, cfg.Skip = 0.3, 0.1
 		}
 		out = append(out, cfg)
+		if n.Precond == Escaped {
+			cfg.Diag, cfg.Epsilon = true, 1
+			out = append(out, cfg)
+		}
 	}
 	return out
 }
 
 func cfgName(c Config) string {
-	return fmt.Sprintf("%s_gate%g_skip%g", c.Name(), c.Gate, c.Skip)
+	return fmt.Sprintf("%s_gate%g_skip%g_diag%t", c.Name(), c.Gate, c.Skip, c.Diag)
 }
 
 // checkSame fails unless a and b predict the held-out examples with the
@@ -159,8 +166,23 @@ func TestPrescaledFolded(t *testing.T) {
 			if !bytes.Equal(saved(t, a), saved(t, b)) {
 				t.Error("the saved models differ")
 			}
+			if cfg.Diag && completionActs(a.inner.(*Learner)) == 0 {
+				t.Error("the completion does not act: no feature with e_j > 0 and u_j ≠ 0")
+			}
 		})
 	}
+}
+
+// completionActs counts the features whose completion column has a say:
+// e_j > 0 and u_j ≠ 0.
+func completionActs(a *Learner) (n int) {
+	r := a.escapedMass()
+	a.sp.AuxRows(func(_ uint32, aux []float64) {
+		if a.diagExtra(aux[0], r) > 0 && aux[1] != 0 {
+			n++
+		}
+	})
+	return n
 }
 
 // TestPrescaledFoldedSaveLoad: a model saved by either form (the same

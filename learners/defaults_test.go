@@ -131,7 +131,7 @@ func adaDefaultOptions(name string, dual bool, etaMul float64) map[string]string
 // TestADADefaultsStepSize: at their defaults every FD-adaptive learner
 // stays within 3 pp of AdaGrad (VW's default update) on both regimes of
 // adaProblem — the acceptance line, on data that need no shared
-// files. The rows with η 8× too large or 32× too small fail it, in the direction each regime
+// files. The rows with η 16× too large or 32× too small fail it, in the direction each regime
 // punishes (a large η with ρ = 0, a small one when ρ grows): a default η
 // that drifted there would fail the test.
 func TestADADefaultsStepSize(t *testing.T) {
@@ -166,7 +166,11 @@ func TestADADefaultsStepSize(t *testing.T) {
 		}
 	}
 	rows = append(rows,
-		row{learner: "ftsl", problem: 0, etaMul: 8, within: false},
+		// 16×, not 8×: under --ada_scale auto the escaped form's η is
+		// divided by √N, N the mean ‖x‖² (ada.Config.Diag), about 8 here,
+		// so 8× is a step √8 times smaller than it was (83.1% against
+		// AdaGrad's 84.8%; 16×: 80.8%).
+		row{learner: "ftsl", problem: 0, etaMul: 16, within: false},
 		row{learner: "ftsl", problem: 1, etaMul: 1.0 / 32, within: false},
 		row{learner: "sada", problem: 1, etaMul: 1.0 / 32, within: false},
 	)

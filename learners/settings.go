@@ -326,6 +326,11 @@ func adaOptions(s *Settings) model.Options {
 			o["ada_dual_cache"] = "1"
 		}
 	}
+	if n, ok := ada.Lookup(name); ok && n.Precond == ada.Escaped && s.ADAScale != "paper" && !s.Resume {
+		// The escaped form's per-coordinate completion (ada.Config.Diag); absent:
+		// none, the models before it and --ada_scale paper.
+		o["ada_diag"] = "1"
+	}
 	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Doubled {
 		// The doubled buffer's Z row cap (ada.DoubledRowCap); a model
 		// without it has the 3τ of the models before it.

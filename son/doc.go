@@ -28,5 +28,6 @@
 // "Dimension-Free Adaptive Subgradient Methods with Frequent Directions",
 // ICML 2025, Alg. 2). An RMS split (NewRMSSplit, rms.go) learns on the
 // features pre-scaled by their root mean square, the sums in the rows of
-// its own table.
+// its own table; a split with auxiliary columns (SplitOptions.Aux, aux.go)
+// keeps a caller's per-feature state in those rows as well.
 package son

@@ -59,6 +59,11 @@ type Config struct {
 	// ada's Prescaled, kept in two more columns of the feature's own row
 	// so that it costs no lookup of its own. Not with Diag.
 	RMS bool
+	// Aux is a number of columns the caller keeps in each feature's row,
+	// after all of the core's (zero in a new row, never read or written
+	// by the core, not saved; aux.go): per-feature state of a learner on
+	// the split that then costs no lookup of its own.
+	Aux int
 }
 
 // DefaultFoldRatio: see SONConfig.FoldRatio and the measurements in
@@ -86,6 +91,8 @@ type Learner struct {
 	pmax   int
 	dOff   int // columns D_j − 0.1 and 1/√D_j (diag only)
 	rOff   int // columns Σx_j² and n_j (RMS only; rms.go)
+	aOff   int // the caller's Config.Aux columns (aux.go), 0 for none
+	saved  int // the leading columns of a row that Save writes
 	// rmsOrder lists the rows in the order they got their first value
 	// (rms.go, Scales).
 	rmsOrder []uint32
@@ -194,9 +201,17 @@ func New(cfg Config, l loss.Loss, sk sparse.Sketch) (*Learner, error) {
 		s.dOff = s.stride
 		s.stride += 2
 	}
+	s.saved = s.stride
 	if cfg.RMS {
 		s.rOff = s.stride
 		s.stride += 2
+	}
+	if cfg.Aux < 0 || cfg.Aux > maxAux {
+		return nil, fmt.Errorf("son: %d auxiliary columns (Config.Aux), 0..%d", cfg.Aux, maxAux)
+	}
+	if cfg.Aux > 0 {
+		s.aOff = s.stride
+		s.stride += cfg.Aux
 	}
 	s.rowMul = rowMultiplier(s.stride)
 	s.tab = sparse.NewTable(cfg.Bits, s.stride)

@@ -101,30 +101,31 @@ func (s *Learner) rmsScale(r int) float64 {
 }
 
 // savedRows is the table's rows as Save writes them: without the RMS
-// columns, whose sums the owner saves in its own form (Scales).
+// columns, whose sums the owner saves in its own form (Scales), nor the
+// caller's auxiliary ones (aux.go).
 func (s *Learner) savedRows() []float64 {
-	if s.rOff == 0 {
+	if s.saved == s.stride {
 		return s.tab.Rows
 	}
 	rows := s.tab.Rows
-	out := make([]float64, 0, len(s.tab.Keys)*s.rOff)
+	out := make([]float64, 0, len(s.tab.Keys)*s.saved)
 	for o := 0; o < len(rows); o += s.stride {
-		out = append(out, rows[o:o+s.rOff]...)
+		out = append(out, rows[o:o+s.saved]...)
 	}
 	return out
 }
 
-// widenRows gives rows read as savedRows wrote them their RMS columns
-// (zero until SetScales); rows of another length are left to Rebuild's
-// check.
+// widenRows gives rows read as savedRows wrote them their RMS and
+// auxiliary columns (zero until SetScales, SetAux); rows of another
+// length are left to Rebuild's check.
 func (s *Learner) widenRows() {
 	t := s.tab
-	if s.rOff == 0 || len(t.Rows) != len(t.Keys)*s.rOff {
+	if s.saved == s.stride || len(t.Rows) != len(t.Keys)*s.saved {
 		return
 	}
 	wide := make([]float64, len(t.Keys)*s.stride)
 	for r := range t.Keys {
-		copy(wide[r*s.stride:], t.Rows[r*s.rOff:(r+1)*s.rOff])
+		copy(wide[r*s.stride:], t.Rows[r*s.saved:(r+1)*s.saved])
 	}
 	t.Rows = wide
 }
