@@ -174,16 +174,7 @@ func TestDiagSaveLoad(t *testing.T) {
 				for i := range data[:cut] {
 					a.Learn(&data[i])
 				}
-				b := reloaded(t, a, cfg)
-				for i := range data[cut:] {
-					ex := &data[cut+i]
-					if pa, pb := a.Predict(ex), b.Predict(ex); pa != pb {
-						t.Fatalf("example %d: predict %v after the reload, %v without", cut+i, pb, pa)
-					}
-					if pa, pb := a.Learn(ex), b.Learn(ex); pa != pb {
-						t.Fatalf("example %d: learn %v after the reload, %v without", cut+i, pb, pa)
-					}
-				}
+				learnsAsReloaded(t, a, cfg, data, cut)
 			})
 		}
 	}

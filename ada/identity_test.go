@@ -303,12 +303,21 @@ func reloaded(t *testing.T, a *Learner, cfg Config) *Learner {
 }
 
 // learnsAsReloaded checks that a learner saved and loaded after data[:cut]
-// learns data[cut:] with a's bits.
+// predicts and learns data[cut:] with a's bits.
 func learnsAsReloaded(t *testing.T, a *Learner, cfg Config, data []sparse.Example, cut int) {
 	t.Helper()
-	b := reloaded(t, a, cfg)
+	learnsAsLoaded(t, a, reloaded(t, a, cfg), data, cut)
+}
+
+// learnsAsLoaded checks that b, a reloaded from a after data[:cut],
+// predicts and learns the rest of data bit for bit as a does.
+func learnsAsLoaded(t *testing.T, a, b *Learner, data []sparse.Example, cut int) {
+	t.Helper()
 	for i := range data[cut:] {
 		ex := &data[cut+i]
+		if pa, pb := a.Predict(ex), b.Predict(ex); pa != pb {
+			t.Fatalf("example %d: predict %v after the reload, %v without", cut+i, pb, pa)
+		}
 		if pa, pb := a.Learn(ex), b.Learn(ex); pa != pb {
 			t.Fatalf("example %d: learn %v after the reload, %v without", cut+i, pb, pa)
 		}
@@ -336,15 +345,7 @@ func TestSaveLoad(t *testing.T) {
 					a.Learn(&data[i])
 				}
 				b := reloaded(t, a, cfg)
-				for i := range data[cut:] {
-					ex := &data[cut+i]
-					if pa, pb := a.Predict(ex), b.Predict(ex); pa != pb {
-						t.Fatalf("example %d: predict %v after the reload, %v without", cut+i, pb, pa)
-					}
-					if pa, pb := a.Learn(ex), b.Learn(ex); pa != pb {
-						t.Fatalf("example %d: learn %v after the reload, %v without", cut+i, pb, pa)
-					}
-				}
+				learnsAsLoaded(t, a, b, data, cut)
 				same := true
 				wa := map[uint32]float64{}
 				a.Weights(func(s uint32, w float64) { wa[s] = w })
