@@ -76,7 +76,7 @@ func Main(env *run.Env, args []string) error {
 	only := fs.String("only", "", "regression: only these runs (comma-separated: main, tau, full, fdson)")
 	adaFull := fs.Bool("ada_full", true, "regression: run ADA-FULL (O(d³) a step, ≈ 6 CPU-minutes a run) beside the others")
 	sjlo := fs.Int("sketchy_jlo", -12, "sketchy: smallest log2 η")
-	sjhi := fs.Int("sketchy_jhi", 2, "sketchy: largest log2 η")
+	sjhi := fs.Int("sketchy_jhi", 5, "sketchy: largest log2 η")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
