@@ -374,40 +374,49 @@ type Sketch struct {
 	spec spectral // Spectrum's factor (spectral.go)
 }
 
-// New returns an empty sketch.
-func New(cfg Config) (*Sketch, error) {
+// validate fills cfg's zero θ and row band with the defaults and checks
+// the scalar settings (the row cap needs the buffer's size: New).
+func (cfg *Config) validate() error {
 	if cfg.M < 1 || cfg.M > MaxM {
-		return nil, fmt.Errorf("fd: sketch size m = %d out of range 1..%d", cfg.M, MaxM)
+		return fmt.Errorf("fd: sketch size m = %d out of range 1..%d", cfg.M, MaxM)
 	}
 	if math.IsNaN(cfg.Alpha) || math.IsInf(cfg.Alpha, 0) || cfg.Alpha < 0 {
-		return nil, fmt.Errorf("fd: α must be finite and ≥ 0, got %v", cfg.Alpha)
+		return fmt.Errorf("fd: α must be finite and ≥ 0, got %v", cfg.Alpha)
 	}
 	if !cfg.Robust && cfg.Alpha == 0 {
-		return nil, errors.New("fd: plain FD needs α > 0 (α = 0 is only meaningful for RFD, whose α grows)")
+		return errors.New("fd: plain FD needs α > 0 (α = 0 is only meaningful for RFD, whose α grows)")
 	}
 	if cfg.Theta == 0 {
 		cfg.Theta = DefaultTheta
 	}
 	if math.IsNaN(cfg.Theta) || cfg.Theta <= 1 {
-		return nil, fmt.Errorf("fd: θ must exceed 1, got %v", cfg.Theta)
+		return fmt.Errorf("fd: θ must exceed 1, got %v", cfg.Theta)
 	}
 	if cfg.RowBand == 0 {
 		cfg.RowBand = DefaultRowBand
 	}
 	if math.IsNaN(cfg.RowBand) || cfg.RowBand <= 1 {
-		return nil, fmt.Errorf("fd: row band must exceed 1, got %v", cfg.RowBand)
+		return fmt.Errorf("fd: row band must exceed 1, got %v", cfg.RowBand)
 	}
 	if !(cfg.Gate >= 0) || math.IsInf(cfg.Gate, 0) {
-		return nil, fmt.Errorf("fd: Gate ε must be finite and ≥ 0, got %v", cfg.Gate)
+		return fmt.Errorf("fd: Gate ε must be finite and ≥ 0, got %v", cfg.Gate)
 	}
 	if !(cfg.Skip >= 0) || math.IsInf(cfg.Skip, 0) || cfg.Skip > 0 && cfg.Gate == 0 {
-		return nil, fmt.Errorf("fd: Skip κ must be finite, ≥ 0, and 0 without the gate (Gate), got %v", cfg.Skip)
+		return fmt.Errorf("fd: Skip κ must be finite, ≥ 0, and 0 without the gate (Gate), got %v", cfg.Skip)
 	}
 	if !(cfg.Project >= 0) || math.IsInf(cfg.Project, 0) || cfg.Project > 0 && (cfg.Gate == 0 || cfg.Fast || cfg.RankBuffer) {
-		return nil, fmt.Errorf("fd: Project γ must be finite, ≥ 0, and 0 without the per-step sketch's gate (Gate), got %v", cfg.Project)
+		return fmt.Errorf("fd: Project γ must be finite, ≥ 0, and 0 without the per-step sketch's gate (Gate), got %v", cfg.Project)
 	}
 	if cfg.Gate > 0 && cfg.Fast {
-		return nil, errors.New("fd: Gate applies to the per-step sketch, not the doubled buffer (Fast)")
+		return errors.New("fd: Gate applies to the per-step sketch, not the doubled buffer (Fast)")
+	}
+	return nil
+}
+
+// New returns an empty sketch.
+func New(cfg Config) (*Sketch, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
 	}
 	m := cfg.M
 	lb := m
