@@ -2,7 +2,6 @@ package ada
 
 import (
 	"fmt"
-	"math"
 	"testing"
 
 	"github.com/sparseson/sparseson/fd"
@@ -65,15 +64,7 @@ func (c diagCase) run(t *testing.T, data []sparse.Example) (worst, wworst float6
 			worst = max(worst, dense.Rel(sp.Predict(&data[i]), dn.Predict(&data[i])))
 		}
 	}
-	want := dn.Weights()
-	var scale float64
-	for _, v := range want {
-		scale = math.Max(scale, math.Abs(v))
-	}
-	sp.Weights(func(slot uint32, w float64) {
-		wworst = max(wworst, math.Abs(w-want[slot])/(1+scale))
-	})
-	return worst, wworst, dn
+	return worst, weightGap(sp, dn.Weights()), dn
 }
 
 // TestDiagOracle compares the escaped-form learners with the completion
@@ -167,13 +158,7 @@ func TestDiagSaveLoad(t *testing.T) {
 				t.Parallel()
 				cfg := c.config()
 				cfg.Bits, cfg.Diag = 12, true
-				a, err := New(cfg, dense.Loss("logistic"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i := range data[:cut] {
-					a.Learn(&data[i])
-				}
+				a := trainedTo(t, cfg, data, cut)
 				learnsAsReloaded(t, a, cfg, data, cut)
 			})
 		}

@@ -49,21 +49,7 @@ func TestDualCacheOracle(t *testing.T) {
 	for _, c := range cacheCases() {
 		t.Run(c.String(), func(t *testing.T) {
 			t.Parallel()
-			sp, err := New(c.cached(), dense.Loss(c.lossName))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var tries int
-			dn := dense.NewGatedADA(c.denseConfig(), dense.Loss(c.lossName), c.gate, func() int { return tries })
-			dn.SkipK, dn.Project = c.skip, c.project
-			data := c.data()
-			var worst float64
-			for i := range data {
-				before := sp.Sketch().Counts().Drops
-				a := sp.Learn(&data[i])
-				tries = int(sp.Sketch().Counts().Drops - before)
-				worst = max(worst, dense.Rel(a, dn.Learn(&data[i])))
-			}
+			sp, dn, worst := c.sideBySide(t, c.cached(), c.project, c.data(), nil)
 			if wworst := weightGap(sp, dn.Weights()); !(worst <= 1e-9) || !(wworst <= 1e-9) {
 				t.Errorf("sparse vs dense: predictions %.3g, weights %.3g (tolerance 1e-9)", worst, wworst)
 			}
@@ -85,20 +71,8 @@ func TestDualCacheSaveLoad(t *testing.T) {
 		t.Run(c.String(), func(t *testing.T) {
 			t.Parallel()
 			cfg := c.cached()
-			a, err := New(cfg, dense.Loss("logistic"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			data := c.data()
-			cut := -1
-			for i := range data {
-				n := a.carried
-				a.Learn(&data[i])
-				if a.carried > n && a.tOK && i > c.t/2 {
-					cut = i + 1
-					break
-				}
-			}
+			a, data := trainedTo(t, cfg, nil, 0), c.data()
+			cut := learnUntil(a, data, c.t/2, func(carriedBefore int) bool { return a.carried > carriedBefore && a.tOK })
 			if cut < 0 {
 				t.Fatal("t not carried after half the stream: the case checks nothing")
 			}

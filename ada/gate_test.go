@@ -55,19 +55,30 @@ func (c gatedCase) config() Config {
 // side; the dense gate is consulted as often as the sparse one dropped.
 func (c gatedCase) run(t *testing.T, data []sparse.Example) (sp *Learner, dn *dense.GatedADA, worst float64) {
 	t.Helper()
-	sp, err := New(c.config(), dense.Loss(c.lossName))
+	return c.sideBySide(t, c.config(), 0, data, nil)
+}
+
+// sideBySide is run for a sparse learner configured as cfg, with the
+// dense reference's projected steps at γ = project and step, if set,
+// called after each example.
+func (c gatedCase) sideBySide(t *testing.T, cfg Config, project float64, data []sparse.Example, step func(i int, dn *dense.GatedADA)) (sp *Learner, dn *dense.GatedADA, worst float64) {
+	t.Helper()
+	sp, err := New(cfg, dense.Loss(c.lossName))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var tries int
 	dn = dense.NewGatedADA(c.denseConfig(), dense.Loss(c.lossName), c.gate, func() int { return tries })
-	dn.SkipK = c.skip
+	dn.SkipK, dn.Project = c.skip, project
 	for i := range data {
 		before := sp.Sketch().Counts().Drops
 		a := sp.Learn(&data[i])
 		tries = int(sp.Sketch().Counts().Drops - before)
 		b := dn.Learn(&data[i])
 		worst = max(worst, dense.Rel(a, b))
+		if step != nil {
+			step(i, dn)
+		}
 	}
 	return sp, dn, worst
 }
@@ -225,14 +236,8 @@ func TestGatedSaveLoad(t *testing.T) {
 			t.Parallel()
 			cfg := c.config()
 			cfg.Bits = 12
-			a, err := New(cfg, dense.Loss("logistic"))
-			if err != nil {
-				t.Fatal(err)
-			}
 			cut := 200
-			for i := range data[:cut] {
-				a.Learn(&data[i])
-			}
+			a := trainedTo(t, cfg, data, cut)
 			if a.Sketch().Counts().Drops == 0 || (cfg.Precond == Delta || c.skip > 0) && a.skips == 0 {
 				t.Fatalf("%d drops, %d gradients kept out of the sketch before the cut: the case checks nothing", a.Sketch().Counts().Drops, a.skips)
 			}

@@ -302,6 +302,35 @@ func reloaded(t *testing.T, a *Learner, cfg Config) *Learner {
 	return b
 }
 
+// trainedTo returns a new learner configured as cfg (logistic loss)
+// after learning data[:cut].
+func trainedTo(t *testing.T, cfg Config, data []sparse.Example, cut int) *Learner {
+	t.Helper()
+	a, err := New(cfg, dense.Loss("logistic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range data[:cut] {
+		a.Learn(&data[i])
+	}
+	return a
+}
+
+// learnUntil has a learn data in order until, after an example past
+// example from, done holds (given how many steps a had carried t past
+// before that example); it returns how many examples a learned, or −1
+// if done never held.
+func learnUntil(a *Learner, data []sparse.Example, from int, done func(carriedBefore int) bool) int {
+	for i := range data {
+		n := a.carried
+		a.Learn(&data[i])
+		if i > from && done(n) {
+			return i + 1
+		}
+	}
+	return -1
+}
+
 // learnsAsReloaded checks that a learner saved and loaded after data[:cut]
 // predicts and learns data[cut:] with a's bits.
 func learnsAsReloaded(t *testing.T, a *Learner, cfg Config, data []sparse.Example, cut int) {
@@ -337,13 +366,7 @@ func TestSaveLoad(t *testing.T) {
 				t.Parallel()
 				cfg := c.config()
 				cfg.Bits = 12
-				a, err := New(cfg, dense.Loss("logistic"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i := range data[:cut] {
-					a.Learn(&data[i])
-				}
+				a := trainedTo(t, cfg, data, cut)
 				b := reloaded(t, a, cfg)
 				learnsAsLoaded(t, a, b, data, cut)
 				same := true

@@ -107,15 +107,7 @@ func closedLoop(t *testing.T, c oracleCase) (worst, wworst float64) {
 		a, b := sp.Learn(&data[i]), dn.Learn(&data[i])
 		worst = max(worst, dense.Rel(a, b))
 	}
-	want := dn.Weights()
-	var scale float64
-	for _, v := range want {
-		scale = math.Max(scale, math.Abs(v))
-	}
-	sp.Weights(func(slot uint32, w float64) {
-		wworst = max(wworst, math.Abs(w-want[slot])/(1+scale))
-	})
-	return worst, wworst
+	return worst, weightGap(sp, dn.Weights())
 }
 
 // TestOracle compares every learner with its dense reference from the

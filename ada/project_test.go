@@ -52,24 +52,7 @@ func projCases() []projCase {
 // projected steps side by side; step, if set, is called after each example.
 func (c projCase) runProj(t *testing.T, data []sparse.Example, step func(i int, dn *dense.GatedADA)) (sp *Learner, dn *dense.GatedADA, worst float64) {
 	t.Helper()
-	sp, err := New(c.config(), dense.Loss(c.lossName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tries int
-	dn = dense.NewGatedADA(c.denseConfig(), dense.Loss(c.lossName), c.gate, func() int { return tries })
-	dn.Project = c.project
-	for i := range data {
-		before := sp.Sketch().Counts().Drops
-		a := sp.Learn(&data[i])
-		tries = int(sp.Sketch().Counts().Drops - before)
-		b := dn.Learn(&data[i])
-		worst = max(worst, dense.Rel(a, b))
-		if step != nil {
-			step(i, dn)
-		}
-	}
-	return sp, dn, worst
+	return c.sideBySide(t, c.config(), c.project, data, step)
 }
 
 // TestProjectedOracle compares FTSL and S-ADA with projected steps
@@ -181,19 +164,8 @@ func TestProjectedSaveLoad(t *testing.T) {
 		t.Run(c.String(), func(t *testing.T) {
 			t.Parallel()
 			cfg := c.config()
-			a, err := New(cfg, dense.Loss("logistic"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			data := c.data()
-			cut := -1
-			for i := range data {
-				a.Learn(&data[i])
-				if a.Sketch().ProjectPending() != nil && i > c.t/2 {
-					cut = i + 1
-					break
-				}
-			}
+			a, data := trainedTo(t, cfg, nil, 0), c.data()
+			cut := learnUntil(a, data, c.t/2, func(int) bool { return a.Sketch().ProjectPending() != nil })
 			if cut < 0 {
 				t.Fatal("no mass pending after half the stream: the case checks nothing")
 			}

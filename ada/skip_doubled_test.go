@@ -114,14 +114,8 @@ func TestDoubledSkipsSaveLoad(t *testing.T) {
 			t.Parallel()
 			cfg := c.config()
 			cfg.Bits = 12
-			a, err := New(cfg, dense.Loss("logistic"))
-			if err != nil {
-				t.Fatal(err)
-			}
 			cut := 200
-			for i := range data[:cut] {
-				a.Learn(&data[i])
-			}
+			a := trainedTo(t, cfg, data, cut)
 			if a.skips == 0 || a.Sketch().Counts().Appends == 0 {
 				t.Fatalf("%d skips, %d appends before the cut: the case checks nothing", a.skips, a.Sketch().Counts().Appends)
 			}

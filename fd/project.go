@@ -181,13 +181,7 @@ func (s *Sketch) projFold() {
 		}
 		s.eNew[k] = lam[k]
 	}
-	for k := 0; k < keep; k++ {
-		copy(s.C[k*pm:k*pm+p], s.fa[k*fs:k*fs+p])
-	}
-	for k := keep; k < q; k++ {
-		clear(s.C[k*pm : k*pm+p])
-	}
-	s.setDiag(keep)
+	s.installRows(keep, q)
 	s.spec.ok = false
 	ps.folds++
 }

@@ -152,10 +152,18 @@ func (s *Sketch) rotateRows(U, lam []float64, g, keep int) {
 	for i := 0; i < keep; i++ {
 		s.eNew[i] = lam[i]
 	}
+	s.installRows(keep, g)
+}
+
+// installRows makes the first keep rows of fa (stride pmax+1) the rows of
+// C, clears C's rows keep…n−1 and marks the sketch diagonal with keep
+// directions (setDiag).
+func (s *Sketch) installRows(keep, n int) {
+	p, pm, fs := s.p, s.pmax, s.pmax+1
 	for i := 0; i < keep; i++ {
 		copy(s.C[i*pm:i*pm+p], s.fa[i*fs:i*fs+p])
 	}
-	for i := keep; i < g; i++ {
+	for i := keep; i < n; i++ {
 		clear(s.C[i*pm : i*pm+p])
 	}
 	s.setDiag(keep)
