@@ -89,9 +89,9 @@ func loadWith(r *model.Reader, cfg Config, l loss.Loss, rms bool) (*Learner, err
 		return nil, err
 	}
 	var skipped float64
-	if cfg.Skip > 0 {
-		// Written before the split only by models with Config.Skip, so
-		// that the others read as before it.
+	if cfg.savesSkips() {
+		// Written before the split only by models with Config.Skip or
+		// Grow, so that the others read as before it.
 		skipped = r.Float64()
 		if err := r.Err(); err != nil {
 			return nil, err
@@ -173,7 +173,7 @@ func (a *Learner) coefficients() (c float64, w []float64) {
 	w = a.w[:len(lam)]
 	switch r := a.escapedMass(); {
 	case a.cfg.Precond == Delta:
-		d := a.cfg.Delta
+		d := a.delta()
 		c = 1 / d
 		for i, l := range lam {
 			w[i] = 0
@@ -338,12 +338,12 @@ func (a *Learner) Weights(fn func(slot uint32, w float64)) {
 	})
 }
 
-// Save implements sparse.Learner: with Config.Skip the skipped gradients'
-// mass, with Config.Diag the completion's state, then the split table and
+// Save implements sparse.Learner: with Config.Skip or Grow the skipped
+// gradients' mass, with Config.Diag the completion's state, then the split table and
 // the sketch (ρ_{1:t} is the sketch's); the configuration is the model's
 // options.
 func (a *Learner) Save(w *model.Writer) error {
-	if a.cfg.Skip > 0 {
+	if a.cfg.savesSkips() {
 		w.Float64(a.skipMass)
 	}
 	if a.cfg.DualCache {

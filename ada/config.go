@@ -83,10 +83,16 @@ type Config struct {
 	// models saved before DoubledRowCap; the CLI's new models take
 	// DoubledRowCap. Unused (must be 0) with the per-step sketch.
 	RowCap int
-	// Diag selects the escaped form's per-coordinate completion and the
-	// step η/√N, N the mean ‖x‖² of the examples learned (diag.go). The
-	// CLI's default under --ada_scale auto; model option ada_diag.
+	// Diag selects the per-coordinate completion and the step η/√N, N
+	// the mean ‖x‖² of the examples learned (diag.go). The CLI's default
+	// under --ada_scale auto; model option ada_diag.
 	Diag bool
+	// Grow lets the δ form's δ grow with the escaped mass r_t (gate.go's
+	// escapedMass: ρ_{1:t}, and the gate's drops and skips at 1/τ):
+	// H_t = (δ + √r_t)I + (S_tᵀS_t)^{1/2} (grow.go). The CLI's default for
+	// ADA-FD and ADA-FFD under --ada_scale auto, with Diag; model option
+	// ada_grow. Unused (must be false) in the escaped form.
+	Grow bool
 }
 
 // Named is one of the papers' learners: a name (its flag) and its choices.
@@ -158,8 +164,8 @@ func (c Config) Validate() error {
 	if !(c.Epsilon >= 0) || math.IsInf(c.Epsilon, 0) {
 		return fmt.Errorf("Config.Epsilon must be finite and ≥ 0, got %v", c.Epsilon)
 	}
-	if c.Diag && c.Precond != Escaped {
-		return errors.New("Config.Diag: the per-coordinate completion is the escaped form's (FTSL, FTFSL, S-ADA, Fast S-ADA)")
+	if c.Grow && c.Precond != Delta {
+		return errors.New("Config.Grow: the growing δ is the δ form's (ADA-FD, ADA-FFD); the escaped form has r itself")
 	}
 	if c.RowCap != 0 && (c.Buffer != Doubled || c.RowCap < 2*c.Tau || c.RowCap > 3*MaxTau) {
 		return fmt.Errorf("Config.RowCap %d: the doubled buffer's Z row cap must be 0 or in %d..%d (per-step sketch: 0)", c.RowCap, 2*c.Tau, 3*MaxTau)

@@ -10,17 +10,6 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// escapedVariants are the four escaped-form learners, the completion's.
-func escapedVariants() []variant {
-	var out []variant
-	for _, v := range variants() {
-		if n, _ := Lookup(v.name); n.Precond == Escaped {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 // diagCase is an oracle case with Config.Diag, ungated or gated (gate > 0:
 // the gate from the first example, with skips where the learner has them).
 type diagCase struct {
@@ -67,21 +56,29 @@ func (c diagCase) run(t *testing.T, data []sparse.Example) (worst, wworst float6
 	return worst, weightGap(sp, dn.Weights()), dn
 }
 
-// TestDiagOracle compares the escaped-form learners with the completion
-// (diag.go) against dense.DiagADA, prediction by prediction and on the
-// final weights, at 1e-9, ungated and gated (with the skips of S-ADA's
-// and the doubled buffer's kind), under both losses and ε = 0 (the
-// pseudo-inverse phase first) and 1. Each case must have the completion
-// act: some coordinate's G_jj + ε below r at the end, and η/√N ≠ η.
+// TestDiagOracle compares the learners with the completion (diag.go)
+// against dense.DiagADA, prediction by prediction and on the final
+// weights, at 1e-9, ungated and gated (with the skips of S-ADA's, the
+// doubled buffer's and the δ form's kind), under both losses: the
+// escaped form at ε = 0 (the pseudo-inverse phase first) and 1, the δ
+// form with its growing δ_t (Config.Grow, grow.go), under both updates.
+// Each case must have the completion act — some coordinate's G_jj + ε
+// below the cut (r, or δ_t²) at the end, and η/√N ≠ η — and the δ form's
+// δ_t must have grown.
 func TestDiagOracle(t *testing.T) {
-	for _, v := range escapedVariants() {
+	for _, v := range variants() {
+		n, _ := Lookup(v.name)
+		epss := []float64{0, 1}
+		if n.Precond == Delta {
+			epss = []float64{0}
+		}
 		for _, lossName := range []string{"logistic", "squared"} {
-			for _, eps := range []float64{0, 1} {
+			for _, eps := range epss {
 				for _, gate := range []float64{0, 0.5} {
-					c := diagCase{gatedCase: gatedCase{oracleCase: oracleCase{v: v, d: 30, s: 4, t: 300, tau: 4, lossName: lossName, eta: 0.5, eps: eps, seed: 5}}}
+					c := diagCase{gatedCase: gatedCase{oracleCase: oracleCase{v: v, d: 30, s: 4, t: 300, tau: 4, lossName: lossName, eta: 0.5, eps: eps, seed: 5, grow: n.Precond == Delta}}}
 					if gate > 0 {
 						c.gatedCase = c.oracleCase.gated(gate)
-						if n, _ := Lookup(v.name); n.Buffer == Doubled || v.name == "sada" {
+						if n.Precond == Escaped && (n.Buffer == Doubled || v.name == "sada") {
 							c.skip = 1
 						}
 					}
@@ -91,14 +88,22 @@ func TestDiagOracle(t *testing.T) {
 						if !(w <= 1e-9) || !(ww <= 1e-9) {
 							t.Errorf("sparse vs dense: predictions %.3g, weights %.3g (tolerance 1e-9)", w, ww)
 						}
+						cut := dn.Rho + eps
+						if n.Precond == Delta {
+							d := dn.DeltaNow()
+							cut = d * d
+							if !(d > c.config().Delta) {
+								t.Errorf("δ_t = %v has not grown from δ", d)
+							}
+						}
 						var acting int
 						for j := range dn.A {
-							if dn.A[j] > 0 && dn.A[j]+eps < dn.Rho+eps {
+							if dn.A[j] > 0 && dn.A[j]+eps < cut {
 								acting++
 							}
 						}
 						if acting == 0 || dn.Eta() == c.eta {
-							t.Errorf("the completion does not act: %d coordinates below r, η/√N = %v", acting, dn.Eta())
+							t.Errorf("the completion does not act: %d coordinates below the cut, η/√N = %v", acting, dn.Eta())
 						}
 					})
 				}
@@ -148,16 +153,22 @@ func TestDiagDefaultsOracle(t *testing.T) {
 }
 
 // TestDiagSaveLoad: save → load → continue is bit-identical to never
-// stopping with the completion, mid-way through a sparse stream.
+// stopping with the completion, mid-way through a sparse stream; the δ
+// form with its growing δ_t, gated, so that the skipped gradients' mass
+// in r_t is saved too.
 func TestDiagSaveLoad(t *testing.T) {
 	data := dense.NewsLike(400, 20000, 40, 12, 4)
-	for _, v := range escapedVariants() {
+	for _, v := range variants() {
 		for _, cut := range []int{1, 250} {
-			c := oracleCase{v: v, tau: 6, lossName: "logistic", eta: 0.5}
+			n, _ := Lookup(v.name)
+			c := oracleCase{v: v, tau: 6, lossName: "logistic", eta: 0.5, grow: n.Precond == Delta}
 			t.Run(fmt.Sprintf("%v_cut%d", c, cut), func(t *testing.T) {
 				t.Parallel()
 				cfg := c.config()
 				cfg.Bits, cfg.Diag = 12, true
+				if cfg.Grow {
+					cfg.Gate, cfg.GateFrom = 2, -1
+				}
 				a := trainedTo(t, cfg, data, cut)
 				learnsAsReloaded(t, a, cfg, data, cut)
 			})
@@ -165,35 +176,42 @@ func TestDiagSaveLoad(t *testing.T) {
 	}
 }
 
-// TestDiagConfig: the completion is refused for the δ form.
+// TestDiagConfig: the completion applies to both forms, the growing δ
+// to the δ form alone.
 func TestDiagConfig(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		pre  Precond
-		ok   bool
+		name       string
+		pre        Precond
+		diag, grow bool
+		ok         bool
 	}{
-		{"delta", Delta, false},
-		{"escaped", Escaped, true},
+		{"delta", Delta, true, false, true},
+		{"delta_grow", Delta, true, true, true},
+		{"delta_grow_alone", Delta, false, true, true},
+		{"escaped", Escaped, true, false, true},
+		{"escaped_grow", Escaped, true, true, false},
 	} {
-		cfg := Config{Bits: 8, Tau: 4, Precond: tc.pre, Eta: 1, Delta: 1, Diag: true}
+		cfg := Config{Bits: 8, Tau: 4, Precond: tc.pre, Eta: 1, Delta: 1, Diag: tc.diag, Grow: tc.grow}
 		if err := cfg.validate(); (err == nil) != tc.ok {
 			t.Errorf("%s: validate() = %v, want ok %v", tc.name, err, tc.ok)
 		}
 	}
 }
 
-// BenchmarkLearnDiag is BenchmarkLearnGated for the escaped form with the
-// completion (Config.Diag), the CLI's default under --ada_scale auto: what
+// BenchmarkLearnDiag is BenchmarkLearnGated with the completion
+// (Config.Diag; the δ form with Config.Grow too), the CLI's default under
+// --ada_scale auto: what
 // the completion adds per example is BenchmarkLearnGated's figure
 // subtracted; 0 allocs/op in the steady state.
 func BenchmarkLearnDiag(b *testing.B) {
 	data := dense.News(18)
-	for _, v := range escapedVariants() {
-		c := oracleCase{v: v, tau: 20, eta: 0.25}
+	for _, v := range variants() {
+		n, _ := Lookup(v.name)
+		c := oracleCase{v: v, tau: 20, eta: 0.25, grow: n.Precond == Delta}
 		b.Run(v.String(), func(b *testing.B) {
 			cfg := c.config()
 			cfg.Bits, cfg.Gate, cfg.Diag = 18, fd.DefaultGate, true
-			if cfg.Buffer == Doubled {
+			if cfg.Buffer == Doubled && cfg.Precond == Escaped {
 				cfg.Skip = 0.1
 			}
 			a, err := New(cfg, loss.Logistic{})

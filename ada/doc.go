@@ -30,6 +30,10 @@
 //	escaped form: c = r^{−1/2}, φ = (λ + r)^{−1/2} − r^{−1/2},  r = ρ_{1:t} + ε,
 //	              c = 0,        φ = λ^{−1/2}                      (r = 0).
 //
+// With Config.Grow the δ form's δ is δ_t = δ + √r_t (grow.go), and with
+// Config.Diag either form adds a per-coordinate diagonal to P (diag.go):
+// the CLI's defaults on pre-scaled features.
+//
 // # Units of the features
 //
 // At the papers' constants none of these learners is invariant to the
@@ -46,9 +50,9 @@
 // time: learners.ADASmallTau); ε = 0 is Yang et al.'s (ICML 2025), kept
 // for S-ADA and for every learner at --ada_scale paper, while FTSL and
 // FTFSL on pre-scaled features default to ε = 1 (learners.ADADefaultEpsilon:
-// dual averaging's pseudo-inverse phase); η is ¼
-// for the δ form and ½ for the escaped form (the CLI's, package
-// learners). Measured on pre-scaled features (docs/algorithms.md §19,
+// dual averaging's pseudo-inverse phase); η is ½ (¼ for the δ form at
+// --ada_scale paper; the CLI's, package learners), divided by √N under
+// the completion. Measured on pre-scaled features (docs/algorithms.md §19,
 // "The defaults"), no single η serves the escaped form everywhere: where
 // the data span fewer than τ directions ρ_{1:t} stays 0 and the
 // pseudo-inverse wants a small η, while on sparse text ρ_{1:t}I — a bound

@@ -163,7 +163,13 @@ func (a *Learner) skipSketch(gsq float64) bool {
 		}
 		return false
 	}
-	return gsq < a.gateLimit() && a.gateActs()
+	if gsq < a.gateLimit() && a.gateActs() {
+		if a.cfg.Grow {
+			a.skipMass += gsq // r_t takes it, as the escaped form's does
+		}
+		return true
+	}
+	return false
 }
 
 // validGate checks Config.Gate against the rest of c.

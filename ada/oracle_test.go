@@ -52,6 +52,8 @@ type oracleCase struct {
 	// rowCap is Config.RowCap of a doubled buffer: 0 the CLI's
 	// DoubledRowCap, −1 fd's default 3τ (the models before it).
 	rowCap int
+	// grow is Config.Grow (δ form).
+	grow bool
 }
 
 func (c oracleCase) String() string {
@@ -67,7 +69,7 @@ func (c oracleCase) config() Config {
 	if delta == 0 {
 		delta = DefaultDelta(c.v.update)
 	}
-	cfg := Config{Bits: 9, Tau: c.tau, Precond: n.Precond, Update: c.v.update, Buffer: n.Buffer, Eta: c.eta, Delta: delta, Epsilon: c.eps}
+	cfg := Config{Bits: 9, Tau: c.tau, Precond: n.Precond, Update: c.v.update, Buffer: n.Buffer, Eta: c.eta, Delta: delta, Epsilon: c.eps, Grow: c.grow}
 	if n.Buffer == Doubled && c.rowCap == 0 {
 		cfg.RowCap = DoubledRowCap(c.tau)
 	}
@@ -77,7 +79,7 @@ func (c oracleCase) config() Config {
 func (c oracleCase) denseConfig() dense.ADAConfig {
 	cfg := c.config()
 	return dense.ADAConfig{D: c.d, Tau: cfg.Tau, Fast: cfg.Buffer == Doubled, Escaped: cfg.Precond == Escaped,
-		Dual: cfg.Update == Dual, Eta: cfg.Eta, Delta: cfg.Delta, Eps: cfg.Epsilon}
+		Dual: cfg.Update == Dual, Eta: cfg.Eta, Delta: cfg.Delta, Eps: cfg.Epsilon, Grow: cfg.Grow}
 }
 
 func (c oracleCase) data() []sparse.Example {

@@ -176,9 +176,8 @@ func TestPrescaledFolded(t *testing.T) {
 // completionActs counts the features whose completion column has a say:
 // e_j > 0 and u_j ≠ 0.
 func completionActs(a *Learner) (n int) {
-	r := a.escapedMass()
 	a.sp.AuxRows(func(_ uint32, aux []float64) {
-		if a.diagExtra(aux[0], r) > 0 && aux[1] != 0 {
+		if a.diagExtra(aux[0]) > 0 && aux[1] != 0 {
 			n++
 		}
 	})

@@ -71,8 +71,17 @@ func ADADefaultTauOf(name string) int {
 // under squared loss): news20 one pass at ½, 5.88–6.37 % test error under
 // squared loss, 6.35–6.93 % under logistic (docs/algorithms.md §19,
 // "Squared loss on sparse text").
-func ADADefaultEta(name string) float64 {
-	if n, ok := ada.Lookup(name); ok && n.Precond == ada.Escaped {
+//
+// Since the δ form's growing δ_t (ada.Config.Grow) it takes the
+// completion too under --ada_scale auto, and with it the escaped form's
+// ½ (and √N): over η ∈ {¼, ½, 1}, one pass, the eleven shared binary
+// sets, ¼ put ADA-FD(P)/ADA-FFD(P) 0.62–0.68 pp below AdaGrad's logistic
+// mean and 4.3–5.7 pp below it on ionosphere; ½ and 1 meet both lines,
+// and ½ keeps news20 under squared loss furthest inside its line
+// (docs/algorithms.md §19, "The δ form's growing δ").
+func ADADefaultEta(name, scale string) float64 {
+	n, ok := ada.Lookup(name)
+	if ok && (n.Precond == ada.Escaped || scale != "paper") {
 		return 0.5
 	}
 	return 0.25
@@ -282,12 +291,18 @@ func adaConfig(o model.Options) (ada.Config, error) {
 	cfg.Project = optFloat(o, "ada_project", 0, &p)
 	// Models without ada_dual_cache form C·(Z·ḡ) afresh every example.
 	cfg.DualCache = optFloat(o, "ada_dual_cache", 0, &p) != 0
-	// Models without ada_diag have no completion (as every model before it).
-	switch v := optFloat(o, "ada_diag", 0, &p); v {
-	case 0, 1:
-		cfg.Diag = v == 1
-	default:
-		return cfg, fmt.Errorf("model option ada_diag=%v is not 0 or 1", v)
+	// Models without ada_diag have no completion, those without ada_grow
+	// a fixed δ (as every model before them).
+	for _, b := range []struct {
+		key string
+		on  *bool
+	}{{"ada_diag", &cfg.Diag}, {"ada_grow", &cfg.Grow}} {
+		switch v := optFloat(o, b.key, 0, &p); v {
+		case 0, 1:
+			*b.on = v == 1
+		default:
+			return cfg, fmt.Errorf("model option %s=%v is not 0 or 1", b.key, v)
+		}
 	}
 	if _, ok := o["row_cap"]; ok {
 		// Models without it have fd's doubled-buffer cap 3τ (Config.RowCap 0).

@@ -127,10 +127,13 @@ var optionTable = []OptionRow{
 	// no setting, on with the gate under --ada_scale auto; models before it
 	// have none.
 	{Key: "ada_dual_cache", Class: StateOption, Old: true, Def: "0"},
-	// The escaped form's per-coordinate completion (ada.Config.Diag): no
+	// The per-coordinate completion (ada.Config.Diag): no
 	// setting, on under --ada_scale auto in a new model; models before it
 	// have none.
 	{Key: "ada_diag", Class: StateOption, Old: true, Def: "0"},
+	// The δ form's growing δ_t (ada.Config.Grow): no setting, on under
+	// --ada_scale auto in a new model; models before it have none.
+	{Key: "ada_grow", Class: StateOption, Old: true, Def: "0"},
 	// FD-SON's and RFD-SON's skips (fd.Config.Skip): no setting, on with
 	// the gate in a new model; models before them have none.
 	{Key: "fd_skip", Class: StateOption, Old: true, Def: "0"},

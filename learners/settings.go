@@ -262,7 +262,7 @@ func ADAUpdate(name string, s *Settings) ada.Update {
 func adaOptions(s *Settings) model.Options {
 	name := s.ADA
 	u := ADAUpdate(name, s)
-	eta := ADADefaultEta(name)
+	eta := ADADefaultEta(name, s.ADAScale)
 	if s.given("learning_rate") {
 		eta = s.LearningRate
 	}
@@ -326,10 +326,15 @@ func adaOptions(s *Settings) model.Options {
 			o["ada_dual_cache"] = "1"
 		}
 	}
-	if n, ok := ada.Lookup(name); ok && n.Precond == ada.Escaped && s.ADAScale != "paper" && !s.Resume {
-		// The escaped form's per-coordinate completion (ada.Config.Diag); absent:
-		// none, the models before it and --ada_scale paper.
+	if _, ok := ada.Lookup(name); ok && s.ADAScale != "paper" && !s.Resume {
+		// The per-coordinate completion (ada.Config.Diag); absent: none,
+		// the models before it and --ada_scale paper.
 		o["ada_diag"] = "1"
+		if n, _ := ada.Lookup(name); n.Precond == ada.Delta {
+			// The δ form's growing δ_t (ada.Config.Grow); absent: δ
+			// fixed, the models before it and --ada_scale paper.
+			o["ada_grow"] = "1"
+		}
 	}
 	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Doubled {
 		// The doubled buffer's Z row cap (ada.DoubledRowCap); a model

@@ -91,6 +91,7 @@ var libraryFields = []string{
 	"Config.DualCache", "the model option ada_dual_cache (FTSL's and FTFSL's carried product, on with --fd_gate)",
 	"oja.Config.Rate", "--oja_rate", "Config.Scaled", "--diag_sketch scaled", "Config.Diag", "--diag", "Config.Total", "--total",
 	"Config.RMS", "--ada_scale auto", "Config.Aux", "the model option ada_diag (the completion's columns, --ada_scale auto)",
+	"Config.Grow", "the model option ada_grow (ADA-FD's and ADA-FFD's growing δ, --ada_scale auto)",
 }
 
 var libraryFlags = strings.NewReplacer(libraryFields...)

@@ -28,6 +28,11 @@ type ADAConfig struct {
 	// Eta is η, Delta δ (H form), Eps an optional ε added to ρ_{1:t}
 	// (escaped form; with ρ + ε = 0 the pseudo-inverse is taken).
 	Eta, Delta, Eps float64
+	// Grow makes the δ form's δ grow with the escaped mass: H_t =
+	// (δ + √r_t)I + (S_tᵀS_t)^{1/2}, r_t = Rho (package ada's
+	// Config.Grow); with GatedADA, Rho counts the skips' and drops'
+	// mass at 1/τ as in the escaped form.
+	Grow bool
 }
 
 // ADA is the dense reference of the FD-adaptive learners, written from the
@@ -358,7 +363,7 @@ func (a *ADA) precondition(v []float64) []float64 {
 		}
 		switch {
 		case !a.Cfg.Escaped:
-			return 1 / (a.Cfg.Delta + math.Sqrt(l))
+			return 1 / (a.DeltaNow() + math.Sqrt(l))
 		case r > 0:
 			return 1 / math.Sqrt(r+l)
 		case l > 0:
@@ -378,6 +383,14 @@ func (a *ADA) precondition(v []float64) []float64 {
 		}
 	}
 	return out
+}
+
+// DeltaNow is the δ form's δ_t: δ, or δ + √ρ_{1:t} with Grow.
+func (a *ADA) DeltaNow() float64 {
+	if a.Cfg.Grow {
+		return a.Cfg.Delta + math.Sqrt(math.Max(a.Rho, 0))
+	}
+	return a.Cfg.Delta
 }
 
 // svdRows returns the squared singular values (descending) and the right

@@ -7,7 +7,7 @@ import (
 )
 
 // DiagADA is the dense reference of package ada's per-coordinate
-// completion of the escaped form (ada.Config.Diag, ada/diag.go): the
+// completion (ada.Config.Diag, ada/diag.go): the
 // preconditioner of Yang et al. (ICML 2025), Alg. 2, G̃_t^{−1/2} with
 // G̃_t = r·I + S_tᵀS_t (r = ρ_{1:t} + ε), plus the diagonal
 //
@@ -17,8 +17,11 @@ import (
 // being learned included), and η divided by √N, N = Σh·‖x‖²/Σh over the
 // examples learned (the example being learned counted after its
 // prediction, before its step). Mirror descent: β_{t+1} = β_t −
-// η_t·P′_t·g_t; dual averaging: β_{t+1} = −η_t·P′_t·ḡ_t. The sketch is the wrapped ADA's (its step, so GatedADA's
-// gate and skips too); everything else of a round is ADA.Learn's.
+// η_t·P′_t·g_t; dual averaging: β_{t+1} = −η_t·P′_t·ḡ_t. In the δ form
+// (Wan & Zhang (TPAMI 2022), H_t = δ_tI + (S_tᵀS_t)^{1/2}, δ_t = ADA.DeltaNow)
+// r is δ_t², so e_j = (G_jj + ε)^{−1/2} − 1/δ_t. The sketch is the
+// wrapped ADA's (its step, so GatedADA's gate and skips too); everything
+// else of a round is ADA.Learn's.
 type DiagADA struct {
 	*ADA
 	// A is G_jj per coordinate; NSum, NW are Σh·‖x‖² and Σh.
@@ -26,11 +29,8 @@ type DiagADA struct {
 	NSum, NW float64
 }
 
-// NewDiagADA wraps a (new, untrained; escaped form) with the completion.
+// NewDiagADA wraps a (new, untrained) with the completion.
 func NewDiagADA(a *ADA) *DiagADA {
-	if !a.Cfg.Escaped {
-		panic("dense: the completion is the escaped form's")
-	}
 	return &DiagADA{ADA: a, A: make([]float64, a.Cfg.D)}
 }
 
@@ -45,6 +45,10 @@ func (a *DiagADA) Eta() float64 {
 // extra is e_j.
 func (a *DiagADA) extra(j int) float64 {
 	r := a.Rho + a.Cfg.Eps
+	if !a.Cfg.Escaped {
+		d := a.DeltaNow()
+		r = d * d
+	}
 	m := a.A[j] + a.Cfg.Eps
 	if !(r > 0) || !(m > 0) || m >= r {
 		return 0

@@ -119,7 +119,7 @@ func (a *GatedADA) skip(g []float64) bool {
 // first shrinks it if the last one filled it.
 func (a *GatedADA) fastStep(g []float64) (full bool) {
 	if a.skip(g) {
-		if a.Cfg.Escaped {
+		if a.Cfg.Escaped || a.Cfg.Grow {
 			var gsq float64
 			for _, v := range g {
 				gsq += v * v
@@ -140,7 +140,7 @@ func (a *GatedADA) fastStep(g []float64) (full bool) {
 // unused by plain FD), ADA's rows and escaped mass taken from FD.
 func (a *GatedADA) gatedStep(g []float64) bool {
 	if a.skip(g) || a.project(g) {
-		if a.Cfg.Escaped {
+		if a.Cfg.Escaped || a.Cfg.Grow {
 			a.Rho = a.escaped() - a.Cfg.Eps
 		}
 		return false
