@@ -51,7 +51,7 @@ import (
 // its P steps 1/δ_t outside the sketch, so the cut is r = δ_t², e_j =
 // (G_jj + ε)^{−1/2} − 1/δ_t (ε is 0 there). News20, squared loss:
 // ADA-FD(M), ADA-FD(P), ADA-FFD(M), ADA-FFD(P) 12.71/8.71/7.66/8.92 % →
-// 6.35/5.64/6.20/5.62 %.
+// 6.35/5.63/6.17/5.64 %.
 //
 // State: per feature seen in training G_jj and u_j (mirror descent: the
 // diagonal part of β_j, β = β̄ + Zᵀb + u; dual averaging: ḡ_j, since

@@ -30,7 +30,7 @@ func (c diagCase) config() Config {
 // run trains the sparse learner and dense.DiagADA side by side and returns
 // the largest prediction and final-weight differences (Rel), and the dense
 // reference.
-func (c diagCase) run(t *testing.T, data []sparse.Example) (worst, wworst float64, dn *dense.DiagADA) {
+func (c diagCase) run(t *testing.T, data []sparse.Example) (worst, wworst float64, dn *dense.DiagADA, sp *Learner) {
 	t.Helper()
 	sp, err := New(c.config(), dense.Loss(c.lossName))
 	if err != nil {
@@ -53,7 +53,7 @@ func (c diagCase) run(t *testing.T, data []sparse.Example) (worst, wworst float6
 			worst = max(worst, dense.Rel(sp.Predict(&data[i]), dn.Predict(&data[i])))
 		}
 	}
-	return worst, weightGap(sp, dn.Weights()), dn
+	return worst, weightGap(sp, dn.Weights()), dn, sp
 }
 
 // TestDiagOracle compares the learners with the completion (diag.go)
@@ -84,7 +84,7 @@ func TestDiagOracle(t *testing.T) {
 					}
 					t.Run(fmt.Sprintf("%v_eps%g", c.gatedCase, eps), func(t *testing.T) {
 						t.Parallel()
-						w, ww, dn := c.run(t, c.data())
+						w, ww, dn, sp := c.run(t, c.data())
 						if !(w <= 1e-9) || !(ww <= 1e-9) {
 							t.Errorf("sparse vs dense: predictions %.3g, weights %.3g (tolerance 1e-9)", w, ww)
 						}
@@ -94,6 +94,9 @@ func TestDiagOracle(t *testing.T) {
 							cut = d * d
 							if !(d > c.config().Delta) {
 								t.Errorf("δ_t = %v has not grown from δ", d)
+							}
+							if gate > 0 && (sp.skips == 0 || sp.skips == c.t) {
+								t.Errorf("the gate's limit (εδ_t)² kept %d of %d gradients out of the sketch: want some, not all", sp.skips, c.t)
 							}
 						}
 						var acting int
@@ -141,7 +144,7 @@ func TestDiagDefaultsOracle(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%v_project%g_cache%v", c.gatedCase, c.project, c.cache), func(t *testing.T) {
 			t.Parallel()
-			w, ww, dn := c.run(t, c.data())
+			w, ww, dn, _ := c.run(t, c.data())
 			if !(w <= 1e-9) || !(ww <= 1e-9) {
 				t.Errorf("sparse vs dense: predictions %.3g, weights %.3g (tolerance 1e-9)", w, ww)
 			}

@@ -293,11 +293,12 @@ func adaOptions(s *Settings) model.Options {
 	}
 	gate := s.FDGate
 	if n, ok := ada.Lookup(name); ok && n.Precond == ada.Delta && !s.given("fd_gate") {
-		// The δ form's limit (εδ)² is in the units of g²: a default only
-		// on pre-scaled features; --ada_scale paper stays exact.
+		// The δ form's limit (εδ_t)² is in the units of g²: a default only
+		// on pre-scaled features, where δ grows (ADAGrowGate);
+		// --ada_scale paper stays exact.
 		gate = 0
 		if s.ADAScale != "paper" {
-			gate = ADADeltaGate
+			gate = ADAGrowGate
 		}
 	}
 	n, ok := ada.Lookup(name)

@@ -169,8 +169,8 @@ func TestADAScaleModels(t *testing.T) {
 }
 
 // TestADAGateModels: the gate's ε is saved with every FD-adaptive model
-// with a sketch (--fd_gate, default on: 0.3, and 2 for ADA-FD and ADA-FFD
-// under --ada_scale auto), and not with --fd_gate 0 or the δ form at
+// with a sketch (--fd_gate, default on: 0.3, and 0.2 for ADA-FD and
+// ADA-FFD under --ada_scale auto, whose limit follows the growing δ_t), and not with --fd_gate 0 or the δ form at
 // --ada_scale paper, which are written as before the gate; a resumed run
 // may restate the model's ε but not change it. A gated S-ADA, Fast S-ADA
 // or FTFSL model also states its skips (ada_skip), a gated FTSL model
@@ -187,7 +187,7 @@ func TestADAGateModels(t *testing.T) {
 		accept []string
 	}{
 		{[]string{"--ada_fd", "--fd_gate", "0.3"}, true, []string{"0", "1"}, []string{"0.3"}},
-		{[]string{"--ada_fd"}, true, []string{"0.3", "0"}, []string{"2"}},
+		{[]string{"--ada_fd"}, true, []string{"2", "0"}, []string{"0.2"}},
 		{[]string{"--ada_fd", "--fd_gate", "0"}, false, []string{"2"}, []string{"0"}},
 		{[]string{"--ada_fd", "--ada_scale", "paper"}, false, []string{"2"}, []string{"0"}},
 		{[]string{"--sada"}, true, []string{"0"}, []string{"0.3"}},
@@ -195,7 +195,7 @@ func TestADAGateModels(t *testing.T) {
 		{[]string{"--ftsl", "--ada_scale", "paper"}, true, []string{"0"}, []string{"0.3"}},
 		{[]string{"--ftsl", "--fd_gate", "0"}, false, []string{"0.3"}, []string{"0"}},
 		{[]string{"--sada", "--fd_gate", "0"}, false, []string{"0.3"}, []string{"0"}},
-		{[]string{"--ada_ffd"}, true, []string{"0.3", "0"}, []string{"2"}},
+		{[]string{"--ada_ffd"}, true, []string{"2", "0"}, []string{"0.2"}},
 		{[]string{"--ada_ffd", "--ada_scale", "paper"}, false, []string{"2"}, []string{"0"}},
 		{[]string{"--sada_fast"}, true, []string{"0"}, []string{"0.3"}},
 		{[]string{"--ftfsl"}, true, []string{"0"}, []string{"0.3"}},

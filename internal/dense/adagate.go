@@ -12,7 +12,7 @@ import (
 // per-step sketch replaced by the gated FD reference FD (with Gate), whose
 // limit on a dropped direction's E′ is, before each update,
 //
-//   - δ form: (εδ)²;
+//   - δ form: (εδ)², or (εδ_t)² with ADAConfig.Grow (δ_t = ADA.DeltaNow);
 //   - escaped form: ε·r, r = ρ_{1:t} + ΣE′_drops/τ + Eps, the escaped mass
 //     with the drops counted at FD's own rate (package ada's gate.go).
 //
@@ -73,7 +73,7 @@ func NewGatedADA(cfg ADAConfig, l loss.Loss, gate float64, tries func() int) *Ga
 // Limit is the gate's current bound on E′.
 func (a *GatedADA) Limit() float64 {
 	if !a.Cfg.Escaped {
-		e := a.Gate * a.Cfg.Delta
+		e := a.Gate * a.DeltaNow()
 		return e * e
 	}
 	if a.FD == nil {
