@@ -386,12 +386,17 @@ var shampooFamily = &Family{
 		if err != nil {
 			return 0, 0, err
 		}
-		// A feature's row: its K entries of Ḡ, the split table's
-		// [β̄_j, Z_j] and a deferred-step stamp; fixed: Y (p×K), the
+		// A feature's row: its K entries of Ḡ (and R_jj under the
+		// completion), the split table's [β̄_j, Z_j] and a deferred-step
+		// stamp; fixed: Y (p×K), the
 		// sketch's p×p matrices and the core's ring of maps, the left
 		// factor.
 		p, k := float64(ada.ShampooRowCap(cfg)), float64(cfg.Classes)
-		return 8*(k+1+p) + 4, 8 * (p*k + 4*p*p + 256*(2*p*p+p) + k*(k+1)), nil
+		per := 8*(k+1+p) + 4
+		if cfg.Diag {
+			per += 8 // R_jj
+		}
+		return per, 8 * (p*k + 4*p*p + 256*(2*p*p+p) + k*(k+1)), nil
 	},
 	describe: func(o model.Options) []string {
 		k, _ := strconv.Atoi(o["classes"])
