@@ -31,6 +31,11 @@ import (
 // B_tB_tᵀ + ρ_{1:t}I = Σ M_s, the shrink by λ_τ moved whole into ρ, or
 // nothing shrunk when τ > n).
 //
+// Under ShampooConfig.Diag (model option shampoo_diag, the CLI's default
+// under --ada_scale auto) R^{−1/4} is completed per coordinate and the
+// left factor taken per example with η/√N (shampoo_diag.go): on sparse
+// text both factors' global scales starve the rare words.
+//
 // # Both factors are rank-one updates
 //
 // G_tG_tᵀ = ‖x‖²·aaᵀ and G_tᵀG_t = ‖a‖²·xxᵀ with a = p − e_y: the left
@@ -98,6 +103,10 @@ type Shampoo struct {
 	// bound is an upper bound on every |Ḡ_kj|: Σ_t h_t·max_j|x_tj| (|a_k| ≤ 1).
 	bound   float64
 	refused int64 // examples not learned because Ḡ or ‖G‖ would overflow
+	// Under Diag: R_jj = Σ h‖a‖²x_j² per feature (at the split row, as Ḡ)
+	// and nsum = Σ h‖x‖² over the examples learned.
+	rjj  []float64
+	nsum float64
 
 	// per-example scratch
 	rows   []int
@@ -124,6 +133,9 @@ type ShampooConfig struct {
 	Eta     float64 // η (-l)
 	// Epsilon is ε > 0 of L = L̂L̂ᵀ + (ε + ρL)I and R = R̂R̂ᵀ + (ε + ρR)I.
 	Epsilon float64
+	// Diag completes R^{−1/4} per coordinate and takes the left factor
+	// per example with η/√N (shampoo_diag.go; model option shampoo_diag).
+	Diag bool
 }
 
 // MaxShampooClasses bounds K: the left factor is K×K.
@@ -265,6 +277,9 @@ func (m *Shampoo) lookup(ex *sparse.Example, create bool) (z []float64, n float6
 		} else {
 			m.gbar = m.gbar[:need]
 		}
+		if m.cfg.Diag {
+			m.growDiag()
+		}
 	}
 	k := m.k
 	u := m.u
@@ -296,13 +311,16 @@ func (m *Shampoo) rightCoefficients() (c float64, w []float64) {
 // score fills m.s with the class scores W·x for the example lookup found
 // (u = Ḡx, z = Z·x) and m.p with their softmax; it returns the predicted
 // class (the first of the highest scores).
-func (m *Shampoo) score(z []float64) int {
+func (m *Shampoo) score(x []float64, z []float64) int {
 	k := m.k
 	// tk = Ḡ·R^{−1/4}·x = r_R^{−1/4}·u + Yᵀ·(Q·z).
 	cr, wr := m.rightCoefficients()
 	tk := m.tk
 	for j, v := range m.u {
 		tk[j] = cr * v
+	}
+	if m.cfg.Diag {
+		m.diagScore(tk, x, cr)
 	}
 	if p := len(z); p > 0 {
 		qz := m.qz[:p]
@@ -318,8 +336,9 @@ func (m *Shampoo) score(z []float64) int {
 	cl := m.left.coefficients(m.cfg.Epsilon, m.phi)
 	m.left.apply(m.s, tk, cl, m.phi)
 	top, arg := math.Inf(-1), 0
+	eta := m.eta()
 	for c := range m.s {
-		m.s[c] *= -m.cfg.Eta
+		m.s[c] *= -eta
 		if m.s[c] > top {
 			top, arg = m.s[c], c
 		}
@@ -346,7 +365,7 @@ func (m *Shampoo) score(z []float64) int {
 // Predict implements sparse.Learner: the predicted class.
 func (m *Shampoo) Predict(ex *sparse.Example) float64 {
 	z, _ := m.lookup(ex, false)
-	return float64(m.score(z))
+	return float64(m.score(ex.Val, z))
 }
 
 // maxGBar bounds |Ḡ_kj| (as the SON core bounds its weights, son/step.go):
@@ -367,7 +386,7 @@ func (m *Shampoo) Learn(ex *sparse.Example) float64 {
 		return m.Predict(ex)
 	}
 	z, n := m.lookup(ex, true)
-	pred := m.score(z)
+	pred := m.score(ex.Val, z)
 	h := ex.Weight
 	if !(h > 0) || math.IsInf(h, 0) {
 		return float64(pred)
@@ -414,6 +433,9 @@ func (m *Shampoo) Learn(ex *sparse.Example) float64 {
 	}
 	for i, r := range m.rows {
 		linalg.Axpy(ex.Val[i], ha, m.gbar[r*k:r*k+k])
+	}
+	if m.cfg.Diag {
+		m.diagLearn(ex.Val, h, n, na)
 	}
 	yy := m.track.y
 	for i, zi := range z {
@@ -462,11 +484,11 @@ func (m *Shampoo) classRow(k int) (ell, qv []float64, cr float64) {
 func (m *Shampoo) ClassWeights(k int, fn func(slot uint32, w float64)) {
 	K := m.k
 	ell, qv, cr := m.classRow(k)
-	eta := m.cfg.Eta
+	eta := m.eta()
 	r := 0
 	m.sp.Columns(func(slot uint32, _ float64, z []float64) {
 		g := m.gbar[r*K : r*K+K]
-		fn(slot, -eta*(cr*linalg.Dot(ell, g)+linalg.Dot(qv, z)))
+		fn(slot, -eta*((cr+m.diagExtra(r, cr))*linalg.Dot(ell, g)+linalg.Dot(qv, z)))
 		r++
 	})
 }
@@ -482,7 +504,7 @@ func (m *Shampoo) ClassSlotWeight(k int, slot uint32) float64 {
 	}
 	K := m.k
 	ell, qv, cr := m.classRow(k)
-	return -m.cfg.Eta * (cr*linalg.Dot(ell, m.gbar[r*K:r*K+K]) + linalg.Dot(qv, z))
+	return -m.eta() * ((cr+m.diagExtra(r, cr))*linalg.Dot(ell, m.gbar[r*K:r*K+K]) + linalg.Dot(qv, z))
 }
 
 // Scores writes the K raw scores of the last example into s (VW's
@@ -509,6 +531,7 @@ func (m *Shampoo) Save(w *model.Writer) error {
 	w.Uint32(uint32(p))
 	w.Float64s(m.track.y[:p*m.k])
 	w.Float64s(m.gbar[:m.sp.Seen()*m.k])
+	m.saveDiag(w)
 	return m.sp.Save(w)
 }
 
@@ -534,6 +557,7 @@ func LoadShampoo(r *model.Reader, cfg ShampooConfig) (*Shampoo, error) {
 	p := int(r.Uint32())
 	y := r.Float64s(nil)
 	gbar := r.Float64s(nil)
+	nsum, rjj := loadShampooDiag(r, cfg)
 	if r.Err() != nil {
 		return nil, r.Err()
 	}
@@ -553,6 +577,10 @@ func LoadShampoo(r *model.Reader, cfg ShampooConfig) (*Shampoo, error) {
 	m.t, m.bound, m.refused = t, bound, refused
 	copy(m.track.y, y)
 	m.gbar = gbar
+	m.nsum, m.rjj = nsum, rjj
+	if err := m.checkDiag(sp.Seen()); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -565,6 +593,10 @@ func (m *Shampoo) Report(w io.Writer) {
 	}
 	fmt.Fprintf(w, "FTSL-Shampoo: K = %d, left factor %s (rank %d, ρL = %.6g, Dsyev fallbacks %d), right τ_R = %d (ρR = %.6g), ε = %g, examples not learned (overflow) = %d\n",
 		m.k, left, m.left.r, m.left.rho, m.left.dsyev, m.cfg.Tau, m.sk.SumRho(), m.cfg.Epsilon, m.refused)
+	if m.cfg.Diag {
+		fmt.Fprintf(w, "FTSL-Shampoo: per-coordinate completion of R^{−1/4} over %d features, %d of them below r_R; left factor per example with η/√N, factor %.6g\n",
+			len(m.rjj), m.diagBelow(), m.eta()/m.cfg.Eta)
+	}
 }
 
 var _ sparse.Multiclass = (*Shampoo)(nil)

@@ -12,8 +12,8 @@ import (
 // BenchmarkShampoo: FTSL-Shampoo with K = 20 on the news20-like stream of
 // every package (dense.News: ≈130 words per example, Bits 18) with random
 // classes — gd's BenchmarkSoftmax's stream — after one warm pass (steady
-// state: no new features); one op is one example. Sketched (τ_L = τ_R = m)
-// and exact left factor, m = 5, 10, 20.
+// state: no new features); one op is one example. Sketched (τ_L = τ_R = m),
+// exact left factor, and sketched with the completion (Diag), m = 5, 10, 20.
 func BenchmarkShampoo(b *testing.B) {
 	data := dense.News(18)
 	rng := rand.New(rand.NewPCG(4, 5))
@@ -23,11 +23,10 @@ func BenchmarkShampoo(b *testing.B) {
 		cls[i].Label = float64(1 + rng.IntN(20))
 	}
 	for _, m := range []int{5, 10, 20} {
-		for _, exact := range []bool{false, true} {
-			name := fmt.Sprintf("m=%d", m)
-			cfg := ShampooConfig{Bits: 18, Classes: 20, Tau: m, LeftTau: m, Eta: 1, Epsilon: 1}
-			if exact {
-				name += "/exact_left"
+		for _, v := range []string{"", "/exact_left", "/diag"} {
+			name := fmt.Sprintf("m=%d", m) + v
+			cfg := ShampooConfig{Bits: 18, Classes: 20, Tau: m, LeftTau: m, Eta: 1, Epsilon: 1, Diag: v == "/diag"}
+			if v == "/exact_left" {
 				cfg.LeftTau = 0
 			}
 			b.Run(name, func(b *testing.B) {

@@ -21,18 +21,19 @@ type shampooCase struct {
 	eta, eps   float64
 	spread     float64
 	seed       uint64
+	diag       bool // ShampooConfig.Diag
 }
 
 func (c shampooCase) String() string {
-	return fmt.Sprintf("K%d_d%d_s%d_tauL%d_tauR%d_eps%g_seed%d", c.k, c.d, c.s, c.tauL, c.tauR, c.eps, c.seed)
+	return fmt.Sprintf("K%d_d%d_s%d_tauL%d_tauR%d_eps%g_seed%d_diag%v", c.k, c.d, c.s, c.tauL, c.tauR, c.eps, c.seed, c.diag)
 }
 
 func (c shampooCase) config() ShampooConfig {
-	return ShampooConfig{Bits: 8, Classes: c.k, Tau: c.tauR, LeftTau: c.tauL, Eta: c.eta, Epsilon: c.eps}
+	return ShampooConfig{Bits: 8, Classes: c.k, Tau: c.tauR, LeftTau: c.tauL, Eta: c.eta, Epsilon: c.eps, Diag: c.diag}
 }
 
 func (c shampooCase) newDense() *dense.Shampoo {
-	return dense.NewShampoo(dense.ShampooConfig{K: c.k, D: c.d, TauL: c.tauL, TauR: c.tauR, Eta: c.eta, Eps: c.eps})
+	return dense.NewShampoo(dense.ShampooConfig{K: c.k, D: c.d, TauL: c.tauL, TauR: c.tauR, Eta: c.eta, Eps: c.eps, Diag: c.diag})
 }
 
 func (c shampooCase) data() []sparse.Example {
@@ -405,8 +406,9 @@ func TestShampooSaveLoad(t *testing.T) {
 // weights up to 1e200 and a tiny ε neither put Inf or NaN into the model
 // nor stop it from predicting a class.
 func TestShampooExtremeInputs(t *testing.T) {
-	for _, eps := range []float64{1e-300, 1, 1e100} {
-		m := newShampooT(t, ShampooConfig{Bits: 6, Classes: 3, Tau: 3, LeftTau: 2, Eta: 1, Epsilon: eps})
+	for i, eps := range []float64{1e-300, 1, 1e100, 1e-300, 1, 1e100} {
+		diag := i >= 3
+		m := newShampooT(t, ShampooConfig{Bits: 6, Classes: 3, Tau: 3, LeftTau: 2, Eta: 1, Epsilon: eps, Diag: diag})
 		rng := rand.New(rand.NewPCG(1, 1))
 		for i := 0; i < 400; i++ {
 			ex := &sparse.Example{HasLabel: true, Label: float64(1 + i%3), Weight: []float64{1, 1e-200, 1e200, 3}[i%4]}
@@ -419,10 +421,10 @@ func TestShampooExtremeInputs(t *testing.T) {
 				t.Fatalf("ε %g: predicted class %v", eps, c)
 			}
 		}
-		finite := linalg.AllFinite(m.gbar) && linalg.AllFinite(m.track.y) && linalg.AllFinite(m.left.lam[:m.left.r]) && linalg.AllFinite(m.left.u) && linalg.IsFinite(m.left.rho) && linalg.IsFinite(m.sk.SumRho())
+		finite := linalg.AllFinite(m.gbar) && linalg.AllFinite(m.rjj) && linalg.IsFinite(m.nsum) && linalg.AllFinite(m.track.y) && linalg.AllFinite(m.left.lam[:m.left.r]) && linalg.AllFinite(m.left.u) && linalg.IsFinite(m.left.rho) && linalg.IsFinite(m.sk.SumRho())
 		m.Weights(func(_ uint32, w float64) { finite = finite && !math.IsNaN(w) })
 		if !finite || m.refused == 0 || m.t == 0 {
-			t.Errorf("ε %g: non-finite state (%v), or the stream did not reach the overflow guard (%d refused) or learned nothing (Σh = %v)", eps, !finite, m.refused, m.t)
+			t.Errorf("ε %g, Diag %v: non-finite state (%v), or the stream did not reach the overflow guard (%d refused) or learned nothing (Σh = %v)", eps, diag, !finite, m.refused, m.t)
 		}
 		var buf bytes.Buffer
 		if err := model.Encode(&buf, model.Options{}, m.Save); err != nil {

@@ -166,7 +166,8 @@ func ADADefaultEpsilon(name, scale string) float64 {
 	return 0
 }
 
-// FTSL-Shampoo's defaults when η, τ and ε are not given: the setting of
+// FTSL-Shampoo's defaults when η, τ and ε are not given (η: of the
+// paper's form, --ada_scale paper; ShampooDiagDefaultEta under auto): the setting of
 // the grid η ∈ {½ … 256}, ε ∈ {0.01, 1, 100}, τ ∈ {5, 10, 20} with the
 // smallest mean relative excess one-pass test error over 20-class news20
 // and three-class abalone (go run ./bench multiclass -part shampoo;
@@ -177,6 +178,25 @@ const (
 	ShampooDefaultTau     = 20
 	ShampooDefaultEpsilon = 1.0
 )
+
+// ShampooDiagDefaultEta is FTSL-Shampoo's η under --ada_scale auto, where
+// a new model takes the per-coordinate completion of R^{−1/4} and the
+// per-example left factor with η/√N (model option shampoo_diag,
+// ada.ShampooConfig.Diag); τ and ε stay ShampooDefaultTau and
+// ShampooDefaultEpsilon. Chosen as the other defaults were — the smallest
+// mean relative excess one-pass test error over 20-class news20 and
+// abalone3 (5 training orders) — on η = 2^{j/2}: test error %, news20 /
+// abalone3, at η = ¼ 22.36/40.72, ½ 22.01/39.71, 0.7 21.53/39.54,
+// 1 20.98/39.35, 1.4 20.62/39.40, 2 20.98/39.69, 2.8 21.77/39.76,
+// 4 22.54/40.10, 8 25.19/41.75 (softmax AdaGrad 21.40/44.29; the paper's
+// form at its defaults 26.46/39.45). Both sets are best at η 1–1.4: the
+// η/√N is what lets one η serve ~140 features an example and ~10. At
+// η 1.4, ε 0.01/0.1/10 give 20.13/20.17/21.63 on news20 (abalone3
+// 39.45/39.45/39.52): ε stays 1, one example's squared gradient per
+// direction on pre-scaled features, since only news20 moves with it;
+// τ 5/10/40 give 21.28/21.14/20.69 (39.78/39.40/39.40).
+// docs/algorithms.md §20.
+const ShampooDiagDefaultEta = 1.4
 
 var adaFamily = &Family{
 	Name:    "ada",
@@ -366,12 +386,17 @@ var shampooFamily = &Family{
 		if err != nil {
 			return 0, 0, err
 		}
-		// A feature's row: its K entries of Ḡ, the split table's
-		// [β̄_j, Z_j] and a deferred-step stamp; fixed: Y (p×K), the
+		// A feature's row: its K entries of Ḡ (and R_jj under the
+		// completion), the split table's [β̄_j, Z_j] and a deferred-step
+		// stamp; fixed: Y (p×K), the
 		// sketch's p×p matrices and the core's ring of maps, the left
 		// factor.
 		p, k := float64(ada.ShampooRowCap(cfg)), float64(cfg.Classes)
-		return 8*(k+1+p) + 4, 8 * (p*k + 4*p*p + 256*(2*p*p+p) + k*(k+1)), nil
+		per := 8*(k+1+p) + 4
+		if cfg.Diag {
+			per += 8 // R_jj
+		}
+		return per, 8 * (p*k + 4*p*p + 256*(2*p*p+p) + k*(k+1)), nil
 	},
 	describe: func(o model.Options) []string {
 		k, _ := strconv.Atoi(o["classes"])
@@ -384,10 +409,14 @@ var shampooFamily = &Family{
 			// L̂L̂ᵀ has rank ≤ K − 1 (1ᵀ(p − e_y) = 0): τ ≥ K keeps it exactly.
 			left = "exact (τ ≥ K)"
 		}
-		return []string{
+		lines := []string{
 			"learner = FTSL-Shampoo, softmax (multinomial logistic), " + o["classes"] + " classes",
 			"sketch size τ = " + o["m"] + ", left factor " + left + ", ε = " + o["epsilon"] + ", η = " + o["learning_rate"] + scaleNote(o),
 		}
+		if o["shampoo_diag"] == "1" {
+			lines = append(lines, "R^{−1/4} completed per coordinate by (R_jj + ε)^{−1/4}, left factor per example with η/√N (docs/algorithms.md §20)")
+		}
+		return lines
 	},
 }
 
@@ -400,6 +429,14 @@ func shampooConfig(o model.Options) (ada.ShampooConfig, error) {
 		Tau:     p.int(o, "m"),
 		Eta:     p.float(o, "learning_rate"),
 		Epsilon: p.float(o, "epsilon"),
+	}
+	// Models without shampoo_diag are the paper's form (as every model
+	// before it).
+	switch v := optFloat(o, "shampoo_diag", 0, &p); v {
+	case 0, 1:
+		cfg.Diag = v == 1
+	default:
+		return cfg, fmt.Errorf("model option shampoo_diag=%v is not 0 or 1", v)
 	}
 	cfg.LeftTau = cfg.Tau
 	if p.bool(o, "shampoo_exact_left") {

@@ -134,6 +134,10 @@ var optionTable = []OptionRow{
 	// The δ form's growing δ_t (ada.Config.Grow): no setting, on under
 	// --ada_scale auto in a new model; models before it have none.
 	{Key: "ada_grow", Class: StateOption, Old: true, Def: "0"},
+	// FTSL-Shampoo's per-coordinate completion (ada.ShampooConfig.Diag):
+	// no setting, on under --ada_scale auto in a new model; models before
+	// it have none.
+	{Key: "shampoo_diag", Class: StateOption, Old: true, Def: "0"},
 	// FD-SON's and RFD-SON's skips (fd.Config.Skip): no setting, on with
 	// the gate in a new model; models before them have none.
 	{Key: "fd_skip", Class: StateOption, Old: true, Def: "0"},

@@ -353,6 +353,10 @@ func adaOptions(s *Settings) model.Options {
 // shampooOptions are FTSL-Shampoo's options.
 func shampooOptions(s *Settings) model.Options {
 	eta, tau, eps := ShampooDefaultEta, ShampooDefaultTau, ShampooDefaultEpsilon
+	diag := s.ADAScale != "paper" && !s.Resume
+	if diag {
+		eta = ShampooDiagDefaultEta
+	}
 	if s.given("learning_rate") {
 		eta = s.LearningRate
 	}
@@ -369,6 +373,11 @@ func shampooOptions(s *Settings) model.Options {
 	}
 	if s.ADAScale != "paper" {
 		o["ada_scale"] = s.ADAScale // absent: paper
+	}
+	if diag {
+		// The per-coordinate completion (ada.ShampooConfig.Diag); absent:
+		// none, the models before it and --ada_scale paper.
+		o["shampoo_diag"] = "1"
 	}
 	return o
 }

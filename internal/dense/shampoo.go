@@ -117,6 +117,11 @@ type ShampooConfig struct {
 	// are 0).
 	TauL, TauR int
 	Eta, Eps   float64
+	// Diag is the per-coordinate completion with the per-example left
+	// factor (ada.ShampooConfig.Diag): X = −η·T^{1/4}/√N·L^{−1/4}·Ḡ·(R^{−1/4} + diag(e)),
+	// e_j = (R_jj + ε)^{−1/4} − (ρR + ε)^{−1/4} where R_jj < ρR, R_jj = Σh‖a‖²x_j²
+	// exactly, T = Σh, N = Σh‖x‖²/T.
+	Diag bool
 }
 
 // Shampoo is the dense reference of FTSL-Shampoo (Yang et al. (ICML 2025),
@@ -139,13 +144,16 @@ type Shampoo struct {
 	L, R *FDGeneral
 	X    *mat.Dense // X_{t+1}
 	P    []float64  // the last example's probabilities
+	// Under Diag: R_jj, T = Σh and S = Σh‖x‖².
+	Rjj  []float64
+	T, S float64
 }
 
 // NewShampoo returns an untrained reference.
 func NewShampoo(cfg ShampooConfig) *Shampoo {
 	return &Shampoo{Cfg: cfg, GBar: mat.NewDense(cfg.K, cfg.D, nil),
 		L: NewFDGeneral(cfg.K, cfg.TauL), R: NewFDGeneral(cfg.D, cfg.TauR),
-		X: mat.NewDense(cfg.K, cfg.D, nil), P: make([]float64, cfg.K)}
+		X: mat.NewDense(cfg.K, cfg.D, nil), P: make([]float64, cfg.K), Rjj: make([]float64, cfg.D)}
 }
 
 func (s *Shampoo) dense(ex *sparse.Example) []float64 {
@@ -204,6 +212,16 @@ func (s *Shampoo) Learn(ex *sparse.Example) []float64 {
 	GtG.Mul(G.T(), G)
 	s.L.Add(symOf(scaled(h, &GGt)))
 	s.R.Add(symOf(scaled(h, &GtG)))
+	var na, nx float64
+	for _, v := range a {
+		na += v * v
+	}
+	for j, v := range x {
+		nx += v * v
+		s.Rjj[j] += h * na * v * v
+	}
+	s.T += h
+	s.S += h * nx
 	s.X = s.Weights()
 	return out
 }
@@ -212,9 +230,28 @@ func (s *Shampoo) Learn(ex *sparse.Example) []float64 {
 func (s *Shampoo) Weights() *mat.Dense {
 	var A, X mat.Dense
 	A.Mul(s.L.Preconditioner(s.Cfg.Eps), s.GBar)
-	X.Mul(&A, s.R.Preconditioner(s.Cfg.Eps))
-	X.Scale(-s.Cfg.Eta, &X)
+	X.Mul(&A, s.rightFactor())
+	eta := s.Cfg.Eta
+	if s.Cfg.Diag && s.T > 0 && s.S > 0 {
+		eta *= math.Pow(s.T, 0.25) / math.Sqrt(s.S/s.T)
+	}
+	X.Scale(-eta, &X)
 	return &X
+}
+
+// rightFactor is R^{−1/4}, completed under Diag.
+func (s *Shampoo) rightFactor() *mat.Dense {
+	P := s.R.Preconditioner(s.Cfg.Eps)
+	if !s.Cfg.Diag {
+		return P
+	}
+	r := s.R.Rho + s.Cfg.Eps
+	for j, g := range s.Rjj {
+		if g+s.Cfg.Eps < r {
+			P.Set(j, j, P.At(j, j)+math.Pow(g+s.Cfg.Eps, -0.25)-math.Pow(r, -0.25))
+		}
+	}
+	return P
 }
 
 // KroneckerWeights returns X_{t+1} through the vector form of Yang et al.'s (ICML 2025)
@@ -225,6 +262,9 @@ func (s *Shampoo) KroneckerWeights() *mat.Dense {
 	K, D := s.Cfg.K, s.Cfg.D
 	var H mat.Dense
 	H.Kronecker(s.L.Preconditioner(s.Cfg.Eps), s.R.Preconditioner(s.Cfg.Eps))
+	if s.Cfg.Diag {
+		panic("dense: KroneckerWeights is the paper's form only")
+	}
 	g := mat.NewVecDense(K*D, append([]float64(nil), s.GBar.RawMatrix().Data...))
 	var x mat.VecDense
 	x.MulVec(&H, g)
