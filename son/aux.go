@@ -11,7 +11,7 @@ import (
 // Auxiliary columns (Config.Aux): a learner on the split that keeps state
 // per feature (package ada's per-coordinate completion of the escaped
 // form, G_jj and u_j) keeps it in the feature's row of the core's table,
-// after the core's own columns, instead of in a table of its own: the
+// just before w̄_j (Learner.setLayout), instead of in a table of its own: the
 // core has looked the example's rows up and fetched their lines already
 // (Begin), so the state costs no second slot lookup and no second random
 // row per feature. As a table of its own, the completion's state cost
@@ -62,8 +62,9 @@ func LoadSplitWith(r *model.Reader, bits uint, sk sparse.Sketch, o SplitOptions)
 // Aux returns the state of the example of the last Begin: the table's
 // rows, the example's row offsets in them (−1 for a feature without
 // state, which only a prediction has), the values the core learns on (x̃
-// in an RMS split, else x) and the auxiliary columns' offset in a row.
-// All are valid until the next Begin.
+// in an RMS split, else x) and the auxiliary columns' offset from an
+// offset in offs (negative: they precede w̄_j in the row; column k of
+// feature i is rows[offs[i]+col+k]). All are valid until the next Begin.
 func (p *Split) Aux() (rows []float64, offs []int, xt []float64, col int) {
 	s := p.s
 	return s.tab.Rows, s.offs, s.xt[:len(s.offs)], s.aOff
@@ -76,7 +77,7 @@ func (p *Split) AuxOf(slot uint32) []float64 {
 	if r < 0 || s.aOff == 0 {
 		return nil
 	}
-	o := r*s.stride + s.aOff
+	o := s.wOff(r) + s.aOff
 	return s.tab.Rows[o : o+s.cfg.Aux : o+s.cfg.Aux]
 }
 
@@ -88,7 +89,7 @@ func (p *Split) AuxRows(fn func(slot uint32, aux []float64)) {
 		return
 	}
 	for r, key := range s.tab.Keys {
-		o := r*s.stride + s.aOff
+		o := s.wOff(r) + s.aOff
 		fn(key, s.tab.Rows[o:o+s.cfg.Aux:o+s.cfg.Aux])
 	}
 }
@@ -115,7 +116,7 @@ func (p *Split) SetAux(keys []uint32, vals []float64) error {
 			return fmt.Errorf("%w: slot %d has auxiliary state twice", model.ErrCorrupt, k)
 		}
 		set[r] = true
-		copy(s.tab.Rows[r*s.stride+s.aOff:], vals[na*i:na*(i+1)])
+		copy(s.tab.Rows[s.wOff(r)+s.aOff:], vals[na*i:na*(i+1)])
 	}
 	return nil
 }

@@ -46,7 +46,7 @@ func auxStep(sp *son.Split, ex *sparse.Example) (float64, []float64, float64) {
 	sp.Step(0.1*math.Tanh(bx), -0.05, zt)
 	sp.Finish()
 	rows, offs, x, col := sp.Aux()
-	if col > 0 {
+	if col != 0 {
 		for i, o := range offs {
 			rows[o+col] += x[i]
 			rows[o+col+1] += 2 * x[i]

@@ -14,8 +14,8 @@ import (
 // x̃_j = x_j/s_j, s_j = √(Σx_j²/n_j) over feature j's training values so
 // far, the example being learned included (why: package ada's Prescaled,
 // docs/algorithms.md §19). The sums Σx_j² and n_j are two columns of the
-// feature's row, after Z's, so x̃ comes from the row the core fetches for
-// the example anyway: as a wrapper with a table of its own the
+// feature's row, before w̄_j (Learner.setLayout), so x̃ comes from the
+// row the core fetches for the example anyway: as a wrapper with a table of its own the
 // pre-scaling cost a second slot lookup and a second row per feature and
 // a copy of the example, 0.17 of ADA-FD's 0.75 CPU-s on news20 ×10.
 //
@@ -93,7 +93,7 @@ func (s *Learner) rmsScale(r int) float64 {
 	if r < 0 || s.rOff == 0 {
 		return 0
 	}
-	row := s.tab.Rows[r*s.stride+s.rOff:]
+	row := s.tab.Rows[s.wOff(r)+s.rOff:]
 	if !(row[1] > 0) {
 		return 0
 	}
@@ -102,14 +102,15 @@ func (s *Learner) rmsScale(r int) float64 {
 
 // savedRows is the table's rows as Save writes them: without the RMS
 // columns, whose sums the owner saves in its own form (Scales), nor the
-// caller's auxiliary ones (aux.go).
+// caller's auxiliary ones (aux.go) — the columns from w̄_j on, the same
+// values in the same order wherever the others sit in the row.
 func (s *Learner) savedRows() []float64 {
 	if s.saved == s.stride {
 		return s.tab.Rows
 	}
 	rows := s.tab.Rows
 	out := make([]float64, 0, len(s.tab.Keys)*s.saved)
-	for o := 0; o < len(rows); o += s.stride {
+	for o := s.lead; o < len(rows); o += s.stride {
 		out = append(out, rows[o:o+s.saved]...)
 	}
 	return out
@@ -125,7 +126,7 @@ func (s *Learner) widenRows() {
 	}
 	wide := make([]float64, len(t.Keys)*s.stride)
 	for r := range t.Keys {
-		copy(wide[r*s.stride:], t.Rows[r*s.saved:(r+1)*s.saved])
+		copy(wide[s.wOff(r):], t.Rows[r*s.saved:(r+1)*s.saved])
 	}
 	t.Rows = wide
 }
@@ -174,7 +175,7 @@ func (p *Split) Scales() (keys []uint32, sums []float64) {
 	sums = make([]float64, 0, 2*len(s.rmsOrder))
 	for i, r := range s.rmsOrder {
 		keys[i] = s.tab.Keys[r]
-		o := int(r)*s.stride + s.rOff
+		o := s.wOff(int(r)) + s.rOff
 		sums = append(sums, s.tab.Rows[o], s.tab.Rows[o+1])
 	}
 	return keys, sums
@@ -201,7 +202,7 @@ func (p *Split) SetScales(keys []uint32, sums []float64) error {
 		if r < 0 {
 			return fmt.Errorf("%w: a feature scale for slot %d, which has no state", model.ErrCorrupt, k)
 		}
-		row := s.tab.Rows[r*s.stride+s.rOff:]
+		row := s.tab.Rows[s.wOff(r)+s.rOff:]
 		if row[1] != 0 {
 			return fmt.Errorf("%w: slot %d has two feature scales", model.ErrCorrupt, k)
 		}
