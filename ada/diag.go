@@ -143,10 +143,10 @@ func (a *Learner) diagBegin() float64 {
 }
 
 // diagEnergy counts a learned example (importance h, n = ‖x‖²) into N
-// and adds its sketched gradient ĝ = c·x to G_jj (after Begin with
-// create). N counts it after its prediction, so that a prediction is the
-// same whether it is made by Learn or, with the model saved, by Predict.
-func (a *Learner) diagEnergy(h, n, c float64) {
+// (after Begin with create). N counts it after its prediction, so that a
+// prediction is the same whether it is made by Learn or, with the model
+// saved, by Predict; and before the step, whose η/√N includes it.
+func (a *Learner) diagEnergy(h, n float64) {
 	g := a.dg
 	if g == nil {
 		return
@@ -155,33 +155,44 @@ func (a *Learner) diagEnergy(h, n, c float64) {
 		g.nsum += h * n
 		g.nw += h
 	}
-	rows, offs, x, col := a.sp.Aux()
-	for i, o := range offs {
-		v := c * x[i]
-		rows[o+col] += v * v
-	}
 }
 
-// diagStep takes the example's step h·ℓ′·x = gx (after the sketch's
-// update): u_j −= η·e_j·g·x_j under mirror descent, ḡ_j += g·x_j under dual
+// diagStep adds the example's sketched gradient ĝ = c·x to G_jj and takes
+// its step h·ℓ′·x = gx (after the sketch's update): u_j −= η·e_j·g·x_j,
+// e_j from the new G_jj, under mirror descent, ḡ_j += g·x_j under dual
 // averaging. A step that would make u_j non-finite is not taken.
-func (a *Learner) diagStep(gx float64) {
+//
+// G_jj gains ĝ_j² in the pass that steps u_j, not in a pass of its own
+// before the sketch's update: nothing between reads G_jj (the core never
+// reads these columns), and an example's slots are distinct
+// (sparse.Example), so each G_jj is complete before it is read. S-ADA on
+// news20's training set, one text pass: 0.935e9 → 0.921e9 instructions
+// (FTSL 1.037e9 → 1.032e9).
+func (a *Learner) diagStep(gx, c float64) {
 	if a.dg == nil {
 		return
 	}
 	rows, offs, x, col := a.sp.Aux()
+	x = x[:len(offs)]
 	if a.cfg.Update == Dual {
 		for i, o := range offs {
-			if u := rows[o+col+1] + gx*x[i]; !math.IsInf(u, 0) && !math.IsNaN(u) {
+			xi := x[i]
+			v := c * xi
+			rows[o+col] += v * v
+			if u := rows[o+col+1] + gx*xi; !math.IsInf(u, 0) && !math.IsNaN(u) {
 				rows[o+col+1] = u
 			}
 		}
 		return
 	}
-	c, eta := a.diagCut(), a.eta()
+	cut, eta := a.diagCut(), a.eta()
 	for i, o := range offs {
-		if e := a.diagExtraAt(rows[o+col], c); e > 0 {
-			if u := rows[o+col+1] - eta*e*gx*x[i]; !math.IsInf(u, 0) && !math.IsNaN(u) {
+		xi := x[i]
+		v := c * xi
+		gjj := rows[o+col] + v*v
+		rows[o+col] = gjj
+		if e := a.diagExtraAt(gjj, cut); e > 0 {
+			if u := rows[o+col+1] - eta*e*gx*xi; !math.IsInf(u, 0) && !math.IsNaN(u) {
 				rows[o+col+1] = u
 			}
 		}
