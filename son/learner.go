@@ -146,7 +146,6 @@ type Learner struct {
 	// per-example scratch
 	offs []int     // row offsets of the example's features
 	xt   []float64 // x̃
-	rmsN []float64 // the counts n_j x̃ was scaled with (rmsLearn)
 	// a prediction's seen features (zx's scratch)
 	seenOffs []int
 	seenXt   []float64
