@@ -3,6 +3,7 @@ package son_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -13,9 +14,14 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-func auxSketch(t *testing.T) sparse.Sketch {
+func auxSketch(t *testing.T) sparse.Sketch { return auxSketchM(t, 4) }
+
+// auxSketchM is an FD sketch of size m: at m = 20 (Z's cap 40) the rows
+// of a split with leading columns are padded to whole cache lines
+// (Learner.setLayout), at m = 4 they are not.
+func auxSketchM(t *testing.T, m int) sparse.Sketch {
 	t.Helper()
-	sk, err := fd.New(fd.Config{M: 4, Alpha: 1})
+	sk, err := fd.New(fd.Config{M: m, Alpha: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,8 +68,13 @@ func auxStep(sp *son.Split, ex *sparse.Example) (float64, []float64, float64) {
 // SetAux goes on the same.
 func TestAuxSplit(t *testing.T) {
 	data := auxStream(300)
-	for _, rms := range []bool{false, true} {
-		t.Run(map[bool]string{false: "plain", true: "rms"}[rms], func(t *testing.T) {
+	for _, c := range []struct {
+		rms bool
+		m   int
+	}{{false, 4}, {true, 4}, {false, 20}, {true, 20}} {
+		rms := c.rms
+		auxSketch := func(t *testing.T) sparse.Sketch { return auxSketchM(t, c.m) }
+		t.Run(fmt.Sprintf("%s/m=%d", map[bool]string{false: "plain", true: "rms"}[rms], c.m), func(t *testing.T) {
 			base, err := son.NewSplitWith(9, auxSketch(t), son.SplitOptions{RMS: rms})
 			if err != nil {
 				t.Fatal(err)
