@@ -45,11 +45,15 @@ type Learner struct {
 func New(cfg Config, l loss.Loss) (*Learner, error) { return newWith(cfg, l, false) }
 
 // splitOptions are the split's columns: with rms the pre-scaling's
-// (prescale.go), with Config.Diag the completion's (diag.go).
+// (prescale.go), with Config.Diag the completion's (diag.go); under
+// mirror descent on x̃ the split also forms u·x̃ for diagBegin.
 func (c Config) splitOptions(rms bool) son.SplitOptions {
 	o := son.SplitOptions{RMS: rms}
 	if c.Diag {
 		o.Aux = diagCols
+		if rms && c.Update == Mirror {
+			o.AuxDot = 1 + 1 // u_j, the second column
+		}
 	}
 	return o
 }

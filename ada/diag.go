@@ -120,6 +120,13 @@ func (a *Learner) diagBegin() float64 {
 	if a.dg == nil {
 		return 0
 	}
+	if s, ok := a.sp.AuxDot(); ok {
+		// Mirror descent on x̃: Σ u_j·x̃_j, which the split formed in
+		// the pass that scaled x̃ (son.Split.AuxDot), the sum of the loop
+		// below bit for bit. S-ADA on news20's training set, one text
+		// pass: 0.906e9 → 0.886e9 instructions (Fast S-ADA 0.966e9 → 0.945e9).
+		return s
+	}
 	rows, offs, x, col := a.sp.Aux()
 	var s float64
 	if a.cfg.Update == Mirror {

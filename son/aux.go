@@ -31,11 +31,14 @@ const maxAux = 8
 type SplitOptions struct {
 	RMS bool // learn on x̃ (Config.RMS, rms.go)
 	Aux int  // the caller's columns per feature (Config.Aux)
+	// AuxDot, with RMS, is 1 + the auxiliary column whose dot product
+	// with x̃ Begin forms (AuxDot; Config.AuxDot); 0 for none.
+	AuxDot int
 }
 
 func (o SplitOptions) config(bits uint) Config {
 	cfg := splitConfig(bits)
-	cfg.RMS, cfg.Aux = o.RMS, o.Aux
+	cfg.RMS, cfg.Aux, cfg.AuxDot = o.RMS, o.Aux, o.AuxDot
 	return cfg
 }
 
@@ -68,6 +71,18 @@ func LoadSplitWith(r *model.Reader, bits uint, sk sparse.Sketch, o SplitOptions)
 func (p *Split) Aux() (rows []float64, offs []int, xt []float64, col int) {
 	s := p.s
 	return s.tab.Rows, s.offs, s.xt[:len(s.offs)], s.aOff
+}
+
+// AuxDot returns Σ_i a_i·x̃_i over the example of the last Begin, a_i
+// its feature's auxiliary column SplitOptions.AuxDot − 1 (a feature
+// without state counts 0), summed in the example's order — the sum a
+// caller's loop over Aux's rows would form, bit for bit — and true; or
+// false for a split without SplitOptions.AuxDot. Begin forms it in the
+// RMS pass that computes x̃ (rms_amd64.s), so the caller's state in the
+// row costs no pass of its own.
+func (p *Split) AuxDot() (float64, bool) {
+	s := p.s
+	return s.dot, s.dotOff != 0
 }
 
 // AuxOf is slot's auxiliary columns (nil for a slot without state).

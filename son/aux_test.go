@@ -199,3 +199,52 @@ func TestSetAuxCorrupt(t *testing.T) {
 		t.Error("Aux 9: no error")
 	}
 }
+
+// TestAuxDot: Split.AuxDot is the sum a caller's loop over Aux's rows
+// forms, Σ a_i·x̃_i in the example's order, bit for bit — for either
+// auxiliary column, in learning (Begin with create) and in prediction
+// (features without state count 0), on examples of every length — and
+// a split without SplitOptions.AuxDot says so; the option needs RMS and
+// a column that exists.
+func TestAuxDot(t *testing.T) {
+	data := auxStream(300)
+	for k := 1; k <= 2; k++ {
+		t.Run(fmt.Sprintf("column %d", k-1), func(t *testing.T) {
+			sp, err := son.NewSplitWith(9, auxSketchM(t, 10), son.SplitOptions{RMS: true, Aux: 2, AuxDot: k})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range data {
+				create := i%5 != 4
+				if create {
+					auxStep(sp, &data[i]) // columns that change as the stream goes
+				}
+				sp.Begin(&data[i], create)
+				got, ok := sp.AuxDot()
+				rows, offs, x, col := sp.Aux()
+				var want float64
+				for j, o := range offs {
+					if o >= 0 {
+						want += rows[o+col+k-1] * x[j]
+					}
+				}
+				if !ok || math.Float64bits(got) != math.Float64bits(want) {
+					t.Fatalf("example %d (create %v): AuxDot %v, %v; the loop's %v", i, create, got, ok, want)
+				}
+			}
+		})
+	}
+	sp, err := son.NewSplitWith(9, auxSketch(t), son.SplitOptions{RMS: true, Aux: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.Begin(&data[0], true)
+	if _, ok := sp.AuxDot(); ok {
+		t.Error("a split without AuxDot gave one")
+	}
+	for _, o := range []son.SplitOptions{{Aux: 2, AuxDot: 1}, {RMS: true, Aux: 2, AuxDot: 3}, {RMS: true, AuxDot: 1}, {RMS: true, Aux: 1, AuxDot: -1}} {
+		if _, err := son.NewSplitWith(9, auxSketch(t), o); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+}

@@ -65,6 +65,10 @@ type Config struct {
 	// core, not saved; aux.go, setLayout): per-feature state of a learner
 	// on the split that then costs no lookup of its own.
 	Aux int
+	// AuxDot, with RMS, is 1 + an auxiliary column whose dot product
+	// with x̃ the lookup forms in its pass over x̃ (Split.AuxDot); 0 for
+	// none.
+	AuxDot int
 }
 
 // DefaultFoldRatio: see SONConfig.FoldRatio and the measurements in
@@ -94,11 +98,15 @@ type Learner struct {
 	// Column offsets relative to w̄_j, where the core's offsets (offs)
 	// point: the RMS and auxiliary columns lead the row, before w̄_j, so
 	// that they share w̄_j's first cache line (see lead).
-	dOff  int // columns D_j − 0.1 and 1/√D_j (diag only), after Z
-	rOff  int // columns Σx_j² and n_j (RMS only; rms.go), < 0; 0 for none
-	aOff  int // the caller's Config.Aux columns (aux.go), < 0; 0 for none
-	lead  int // the columns before w̄_j: a row starts lead before its offset
-	saved int // the columns from w̄_j on that Save writes ([w̄_j, Z_j, D])
+	dOff int // columns D_j − 0.1 and 1/√D_j (diag only), after Z
+	rOff int // columns Σx_j² and n_j (RMS only; rms.go), < 0; 0 for none
+	aOff int // the caller's Config.Aux columns (aux.go), < 0; 0 for none
+	// Config.AuxDot's column (< 0; 0 for none) and its dot product with
+	// x̃ over the example of the last lookup.
+	dotOff int
+	dot    float64
+	lead   int // the columns before w̄_j: a row starts lead before its offset
+	saved  int // the columns from w̄_j on that Save writes ([w̄_j, Z_j, D])
 	// rmsOrder lists the rows in the order they got their first value
 	// (rms.go, Scales).
 	rmsOrder []uint32
@@ -203,6 +211,9 @@ func New(cfg Config, l loss.Loss, sk sparse.Sketch) (*Learner, error) {
 	if cfg.Aux < 0 || cfg.Aux > maxAux {
 		return nil, fmt.Errorf("son: %d auxiliary columns (Config.Aux), 0..%d", cfg.Aux, maxAux)
 	}
+	if cfg.AuxDot < 0 || cfg.AuxDot > cfg.Aux || cfg.AuxDot > 0 && !cfg.RMS {
+		return nil, fmt.Errorf("son: the dot product's column (Config.AuxDot) %d: 0, or 1..%d with Config.RMS", cfg.AuxDot, cfg.Aux)
+	}
 	s := &Learner{cfg: cfg, loss: l, sk: sk, pmax: pmax}
 	s.setLayout()
 	s.rowMul = rowMultiplier(s.stride)
@@ -255,6 +266,9 @@ func (s *Learner) setLayout() {
 	}
 	if cfg.Aux > 0 {
 		s.aOff = -cfg.Aux
+	}
+	if cfg.AuxDot > 0 {
+		s.dotOff = s.aOff + cfg.AuxDot - 1
 	}
 	s.saved = 1 + s.pmax
 	if cfg.Diag {

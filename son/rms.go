@@ -67,13 +67,14 @@ func (s *Learner) rmsLearn(val []float64, add bool) {
 			}
 		}
 	}
-	rmsScale(s.xt[:len(offs)], val, rows, offs, r)
+	s.dot = rmsScale(s.xt[:len(offs)], val, rows, offs, r, s.dotOff)
 }
 
 // rmsScaleGo sets xt[i] = val[i]/√(Σx²/n) from the sums at rows[o+r],
-// rows[o+r+1] of each offset o, or 0 where n is 0: rmsScale's
-// arithmetic one feature at a time.
-func rmsScaleGo(xt, val, rows []float64, offs []int, r int) {
+// rows[o+r+1] of each offset o, or 0 where n is 0, and with dot ≠ 0
+// returns Σ_i rows[o+dot]·xt[i] (in order): rmsScale's arithmetic one
+// feature at a time.
+func rmsScaleGo(xt, val, rows []float64, offs []int, r, dot int) (s float64) {
 	for i, o := range offs {
 		row := rows[o+r : o+r+2 : o+r+2]
 		x := 0.0
@@ -81,7 +82,11 @@ func rmsScaleGo(xt, val, rows []float64, offs []int, r int) {
 			x = val[i] / math.Sqrt(row[0]/row[1])
 		}
 		xt[i] = x
+		if dot != 0 {
+			s += rows[o+dot] * x
+		}
 	}
+	return s
 }
 
 // rmsPredict sets xt to x̃ for a prediction (resolve's offsets, −1 for an
@@ -90,19 +95,23 @@ func (s *Learner) rmsPredict(val []float64) (n float64) {
 	rows := s.tab.Rows
 	offs := s.offs
 	val = val[:len(offs)]
-	r := s.rOff
+	r, dot := s.rOff, s.dotOff
 	xt := s.xt[:0]
+	var d float64
 	for i, o := range offs {
 		x := 0.0
 		if o >= 0 {
 			if row := rows[o+r : o+r+2 : o+r+2]; row[1] > 0 {
 				x = val[i] / math.Sqrt(row[0]/row[1])
 			}
+			if dot != 0 {
+				d += rows[o+dot] * x
+			}
 		}
 		xt = append(xt, x)
 		n += x * x
 	}
-	s.xt = xt
+	s.xt, s.dot = xt, d
 	return n
 }
 

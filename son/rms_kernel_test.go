@@ -7,7 +7,8 @@ import (
 )
 
 // TestRMSScaleBits: rmsScale (two features a step on amd64) writes the
-// bits of rmsScaleGo's one-at-a-time quotients — for every length from
+// bits of rmsScaleGo's one-at-a-time quotients, and of its dot product
+// with an auxiliary column (none, or either of two) — for every length from
 // none to past a few pairs (a lone last feature included), features
 // without a count (+0), counts that make S/n inexact, values and sums of
 // every magnitude, subnormal ones included, and leading columns at a
@@ -19,6 +20,7 @@ func TestRMSScaleBits(t *testing.T) {
 	const stride, r = 7, -4
 	rows := make([]float64, 64*stride)
 	for k := 0; k < len(rows); k += stride {
+		rows[k+2], rows[k+3] = rng.NormFloat64(), rng.NormFloat64()*1e-3 // the columns a dot product reads
 		switch rng.IntN(5) {
 		case 0: // no value yet
 		case 1:
@@ -39,13 +41,18 @@ func TestRMSScaleBits(t *testing.T) {
 					val[i] = math.Copysign(0, -1)
 				}
 			}
-			got, want := make([]float64, n+1), make([]float64, n+1)
-			got[n], want[n] = 42, 42 // past the features: untouched
-			rmsScale(got, val, rows, offs, r)
-			rmsScaleGo(want, val, rows, offs, r)
-			for i := range got {
-				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
-					t.Fatalf("n=%d, feature %d: %v (%#x), one at a time %v (%#x)", n, i, got[i], math.Float64bits(got[i]), want[i], math.Float64bits(want[i]))
+			for _, dot := range []int{0, -1, -2} {
+				got, want := make([]float64, n+1), make([]float64, n+1)
+				got[n], want[n] = 42, 42 // past the features: untouched
+				gs := rmsScale(got, val, rows, offs, r, dot)
+				ws := rmsScaleGo(want, val, rows, offs, r, dot)
+				for i := range got {
+					if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+						t.Fatalf("n=%d, feature %d: %v (%#x), one at a time %v (%#x)", n, i, got[i], math.Float64bits(got[i]), want[i], math.Float64bits(want[i]))
+					}
+				}
+				if math.Float64bits(gs) != math.Float64bits(ws) || dot == 0 && gs != 0 {
+					t.Fatalf("n=%d, dot column %d: Σ %v, one at a time %v", n, dot, gs, ws)
 				}
 			}
 		}
@@ -56,6 +63,7 @@ func TestRMSScaleBits(t *testing.T) {
 	}{
 		{"before the rows", 2},
 		{"count past the end", len(rows) - r - 1},
+		{"dot column past the end", len(rows) - r - 3},
 		{"far past the end", len(rows) + 100},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -65,7 +73,7 @@ func TestRMSScaleBits(t *testing.T) {
 				}
 			}()
 			xt := make([]float64, 3)
-			rmsScale(xt, []float64{1, 2, 3}, rows, []int{-r, c.o, -r}, r)
+			rmsScale(xt, []float64{1, 2, 3}, rows, []int{-r, c.o, -r}, r, -1)
 		})
 	}
 }
@@ -86,6 +94,6 @@ func BenchmarkRMSScale(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		rmsScale(xt, val, rows, offs, r)
+		rmsScale(xt, val, rows, offs, r, -1)
 	}
 }

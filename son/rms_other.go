@@ -2,4 +2,6 @@
 
 package son
 
-func rmsScale(xt, val, rows []float64, offs []int, r int) { rmsScaleGo(xt, val, rows, offs, r) }
+func rmsScale(xt, val, rows []float64, offs []int, r, dot int) float64 {
+	return rmsScaleGo(xt[:len(offs)], val[:len(offs)], rows, offs, r, dot)
+}
