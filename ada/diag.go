@@ -124,7 +124,7 @@ func (a *Learner) diagBegin() float64 {
 		// Mirror descent on x̃: Σ u_j·x̃_j, which the split formed in
 		// the pass that scaled x̃ (son.Split.AuxDot), the sum of the loop
 		// below bit for bit. S-ADA on news20's training set, one text
-		// pass: 0.906e9 → 0.886e9 instructions (Fast S-ADA 0.966e9 → 0.945e9).
+		// pass: 0.895e9 → 0.875e9 instructions (Fast S-ADA 0.955e9 → 0.934e9).
 		return s
 	}
 	rows, offs, x, col := a.sp.Aux()
@@ -173,8 +173,8 @@ func (a *Learner) diagEnergy(h, n float64) {
 // before the sketch's update: nothing between reads G_jj (the core never
 // reads these columns), and an example's slots are distinct
 // (sparse.Example), so each G_jj is complete before it is read. S-ADA on
-// news20's training set, one text pass: 0.935e9 → 0.921e9 instructions
-// (FTSL 1.037e9 → 1.032e9).
+// news20's training set, one text pass: 0.922e9 → 0.910e9 instructions
+// (FTSL 1.026e9 → 1.020e9).
 func (a *Learner) diagStep(gx, c float64) {
 	if a.dg == nil {
 		return

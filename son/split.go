@@ -111,8 +111,8 @@ func (p *Split) Sketch(c float64) []float64 {
 // the sketch's absorb) bounds every changed weight well inside the range
 // (trialBound), and the step leaves the new Σ_I β̄_j² for Finish's guard:
 // two of the four passes over the example's rows that a mirror-descent
-// step made (S-ADA on news20's training set, one text pass: 1.006e9 →
-// 0.966e9 instructions with trial's and wbarSq's passes gone).
+// step made (S-ADA on news20's training set, one text pass: 0.995e9 →
+// 0.956e9 instructions with trial's and wbarSq's passes gone).
 func (p *Split) Step(f, fb float64, v []float64) bool {
 	s := p.s
 	z := s.z[:len(s.st.Z)]
