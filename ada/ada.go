@@ -45,11 +45,15 @@ type Learner struct {
 func New(cfg Config, l loss.Loss) (*Learner, error) { return newWith(cfg, l, false) }
 
 // splitOptions are the split's columns: with rms the pre-scaling's
-// (prescale.go), with Config.Diag the completion's (diag.go).
+// (prescale.go), with Config.Diag the completion's (diag.go); under
+// mirror descent on x̃ the split also forms u·x̃ for diagBegin.
 func (c Config) splitOptions(rms bool) son.SplitOptions {
 	o := son.SplitOptions{RMS: rms}
 	if c.Diag {
 		o.Aux = diagCols
+		if rms && c.Update == Mirror {
+			o.AuxDot = 1 + 1 // u_j, the second column
+		}
 	}
 	return o
 }
@@ -272,11 +276,12 @@ func (a *Learner) Learn(ex *sparse.Example) float64 {
 	// The sketch takes √h·ℓ′·x, the step h·ℓ′·x: importance h counts as h
 	// copies of the example, as in SON.
 	same := true // the sketch's factors as score saw them
-	a.diagEnergy(h, n, math.Sqrt(h)*d)
-	if c := math.Sqrt(h) * d; a.skipSketch(c * c * n) {
+	a.diagEnergy(h, n)
+	sc := math.Sqrt(h) * d // ĝ = sc·x
+	if a.skipSketch(sc * sc * n) {
 		a.skips++
 	} else {
-		z = a.sp.Sketch(c)
+		z = a.sp.Sketch(sc)
 		same = a.sk.Unchanged()
 	}
 	g := h * d
@@ -284,7 +289,7 @@ func (a *Learner) Learn(ex *sparse.Example) float64 {
 		// ḡ_I += g·x_I, and the core adds g·Z_t x to Z·ḡ.
 		ok := a.sp.Step(-g, 0, nil)
 		a.carry(same, ok, g)
-		a.diagStep(g)
+		a.diagStep(g, sc)
 		return pred
 	}
 	// β̄_I −= η·c·g·x_I, b −= η·g·Q·Z_t x.
@@ -294,7 +299,7 @@ func (a *Learner) Learn(ex *sparse.Example) float64 {
 	eta := a.eta()
 	a.sp.Step(eta*c*g, -eta*g, v)
 	a.sp.Finish()
-	a.diagStep(g)
+	a.diagStep(g, sc)
 	return pred
 }
 

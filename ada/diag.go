@@ -131,6 +131,13 @@ func (a *Learner) diagBegin() float64 {
 	if a.dg == nil {
 		return 0
 	}
+	if s, ok := a.sp.AuxDot(); ok {
+		// Mirror descent on x̃: Σ u_j·x̃_j, which the split formed in
+		// the pass that scaled x̃ (son.Split.AuxDot), the sum of the loop
+		// below bit for bit. S-ADA on news20's training set, one text
+		// pass: 0.895e9 → 0.875e9 instructions (Fast S-ADA 0.955e9 → 0.934e9).
+		return s
+	}
 	rows, offs, x, col := a.sp.Aux()
 	var s float64
 	if a.cfg.Update == Mirror {
@@ -154,10 +161,10 @@ func (a *Learner) diagBegin() float64 {
 }
 
 // diagEnergy counts a learned example (importance h, n = ‖x‖²) into N
-// and adds its sketched gradient ĝ = c·x to G_jj (after Begin with
-// create). N counts it after its prediction, so that a prediction is the
-// same whether it is made by Learn or, with the model saved, by Predict.
-func (a *Learner) diagEnergy(h, n, c float64) {
+// (after Begin with create). N counts it after its prediction, so that a
+// prediction is the same whether it is made by Learn or, with the model
+// saved, by Predict; and before the step, whose η/√N includes it.
+func (a *Learner) diagEnergy(h, n float64) {
 	g := a.dg
 	if g == nil {
 		return
@@ -166,38 +173,57 @@ func (a *Learner) diagEnergy(h, n, c float64) {
 		g.nsum += h * n
 		g.nw += h
 	}
-	rows, offs, x, col := a.sp.Aux()
-	for i, o := range offs {
-		v := c * x[i]
-		rows[o+col] += v * v
-	}
 }
 
-// diagStep takes the example's step h·ℓ′·x = gx (after the sketch's
-// update): u_j −= η·e_j·g·x_j under mirror descent, ḡ_j += g·x_j under dual
+// diagStep adds the example's sketched gradient ĝ = c·x to G_jj and takes
+// its step h·ℓ′·x = gx (after the sketch's update): u_j −= η·e_j·g·x_j,
+// e_j from the new G_jj, under mirror descent, ḡ_j += g·x_j under dual
 // averaging. A step that would make u_j non-finite is not taken.
-func (a *Learner) diagStep(gx float64) {
+//
+// G_jj gains ĝ_j² in the pass that steps u_j, not in a pass of its own
+// before the sketch's update: nothing between reads G_jj (the core never
+// reads these columns), and an example's slots are distinct
+// (sparse.Example), so each G_jj is complete before it is read. S-ADA on
+// news20's training set, one text pass: 0.922e9 → 0.910e9 instructions
+// (FTSL 1.026e9 → 1.020e9).
+func (a *Learner) diagStep(gx, c float64) {
 	if a.dg == nil {
 		return
 	}
 	rows, offs, x, col := a.sp.Aux()
+	x = x[:len(offs)]
 	if a.cfg.Update == Dual {
 		for i, o := range offs {
-			if u := rows[o+col+1] + gx*x[i]; !math.IsInf(u, 0) && !math.IsNaN(u) {
+			xi := x[i]
+			v := c * xi
+			rows[o+col] += v * v
+			if u := rows[o+col+1] + gx*xi; finite(u) {
 				rows[o+col+1] = u
 			}
 		}
 		return
 	}
-	c, eta := a.diagCut(), a.eta()
+	cut, eta := a.diagCut(), a.eta()
 	for i, o := range offs {
-		if e := a.diagExtraAt(rows[o+col], c); e > 0 {
-			if u := rows[o+col+1] - eta*e*gx*x[i]; !math.IsInf(u, 0) && !math.IsNaN(u) {
+		xi := x[i]
+		v := c * xi
+		gjj := rows[o+col] + v*v
+		rows[o+col] = gjj
+		if e := a.diagExtraAt(gjj, cut); e > 0 {
+			if u := rows[o+col+1] - eta*e*gx*xi; finite(u) {
 				rows[o+col+1] = u
 			}
 		}
 	}
 }
+
+// finite is !IsInf(u, 0) && !IsNaN(u): u − u is 0 for a finite u and NaN
+// for ±Inf and NaN, one subtraction and one comparison where the two
+// tests moved u to an integer register and back (the step's line took 12
+// of diagStep's 46 instructions per feature; S-ADA on news20's training
+// set, one text pass: 0.875e9 → 0.869e9 instructions, FTSL 1.002e9 →
+// 0.996e9).
+func finite(u float64) bool { return u-u == 0 }
 
 // diagWeight is the diagonal part of β_j for slot.
 func (a *Learner) diagWeight(slot uint32) float64 {

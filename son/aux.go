@@ -11,7 +11,7 @@ import (
 // Auxiliary columns (Config.Aux): a learner on the split that keeps state
 // per feature (package ada's per-coordinate completion of the escaped
 // form, G_jj and u_j) keeps it in the feature's row of the core's table,
-// after the core's own columns, instead of in a table of its own: the
+// just before w̄_j (Learner.setLayout), instead of in a table of its own: the
 // core has looked the example's rows up and fetched their lines already
 // (Begin), so the state costs no second slot lookup and no second random
 // row per feature. As a table of its own, the completion's state cost
@@ -31,11 +31,14 @@ const maxAux = 8
 type SplitOptions struct {
 	RMS bool // learn on x̃ (Config.RMS, rms.go)
 	Aux int  // the caller's columns per feature (Config.Aux)
+	// AuxDot, with RMS, is 1 + the auxiliary column whose dot product
+	// with x̃ Begin forms (AuxDot; Config.AuxDot); 0 for none.
+	AuxDot int
 }
 
 func (o SplitOptions) config(bits uint) Config {
 	cfg := splitConfig(bits)
-	cfg.RMS, cfg.Aux = o.RMS, o.Aux
+	cfg.RMS, cfg.Aux, cfg.AuxDot = o.RMS, o.Aux, o.AuxDot
 	return cfg
 }
 
@@ -62,11 +65,24 @@ func LoadSplitWith(r *model.Reader, bits uint, sk sparse.Sketch, o SplitOptions)
 // Aux returns the state of the example of the last Begin: the table's
 // rows, the example's row offsets in them (−1 for a feature without
 // state, which only a prediction has), the values the core learns on (x̃
-// in an RMS split, else x) and the auxiliary columns' offset in a row.
-// All are valid until the next Begin.
+// in an RMS split, else x) and the auxiliary columns' offset from an
+// offset in offs (negative: they precede w̄_j in the row; column k of
+// feature i is rows[offs[i]+col+k]). All are valid until the next Begin.
 func (p *Split) Aux() (rows []float64, offs []int, xt []float64, col int) {
 	s := p.s
 	return s.tab.Rows, s.offs, s.xt[:len(s.offs)], s.aOff
+}
+
+// AuxDot returns Σ_i a_i·x̃_i over the example of the last Begin, a_i
+// its feature's auxiliary column SplitOptions.AuxDot − 1 (a feature
+// without state counts 0), summed in the example's order — the sum a
+// caller's loop over Aux's rows would form, bit for bit — and true; or
+// false for a split without SplitOptions.AuxDot. Begin forms it in the
+// RMS pass that computes x̃ (rms_amd64.s), so the caller's state in the
+// row costs no pass of its own.
+func (p *Split) AuxDot() (float64, bool) {
+	s := p.s
+	return s.dot, s.dotOff != 0
 }
 
 // AuxOf is slot's auxiliary columns (nil for a slot without state).
@@ -76,7 +92,7 @@ func (p *Split) AuxOf(slot uint32) []float64 {
 	if r < 0 || s.aOff == 0 {
 		return nil
 	}
-	o := r*s.stride + s.aOff
+	o := s.wOff(r) + s.aOff
 	return s.tab.Rows[o : o+s.cfg.Aux : o+s.cfg.Aux]
 }
 
@@ -88,7 +104,7 @@ func (p *Split) AuxRows(fn func(slot uint32, aux []float64)) {
 		return
 	}
 	for r, key := range s.tab.Keys {
-		o := r*s.stride + s.aOff
+		o := s.wOff(r) + s.aOff
 		fn(key, s.tab.Rows[o:o+s.cfg.Aux:o+s.cfg.Aux])
 	}
 }
@@ -115,7 +131,7 @@ func (p *Split) SetAux(keys []uint32, vals []float64) error {
 			return fmt.Errorf("%w: slot %d has auxiliary state twice", model.ErrCorrupt, k)
 		}
 		set[r] = true
-		copy(s.tab.Rows[r*s.stride+s.aOff:], vals[na*i:na*(i+1)])
+		copy(s.tab.Rows[s.wOff(r)+s.aOff:], vals[na*i:na*(i+1)])
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package son_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -13,9 +14,14 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-func auxSketch(t *testing.T) sparse.Sketch {
+func auxSketch(t *testing.T) sparse.Sketch { return auxSketchM(t, 4) }
+
+// auxSketchM is an FD sketch of size m: at m = 20 (Z's cap 40) the rows
+// of a split with leading columns are padded to whole cache lines
+// (Learner.setLayout), at m = 4 they are not.
+func auxSketchM(t *testing.T, m int) sparse.Sketch {
 	t.Helper()
-	sk, err := fd.New(fd.Config{M: 4, Alpha: 1})
+	sk, err := fd.New(fd.Config{M: m, Alpha: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +52,7 @@ func auxStep(sp *son.Split, ex *sparse.Example) (float64, []float64, float64) {
 	sp.Step(0.1*math.Tanh(bx), -0.05, zt)
 	sp.Finish()
 	rows, offs, x, col := sp.Aux()
-	if col > 0 {
+	if col != 0 {
 		for i, o := range offs {
 			rows[o+col] += x[i]
 			rows[o+col+1] += 2 * x[i]
@@ -62,8 +68,13 @@ func auxStep(sp *son.Split, ex *sparse.Example) (float64, []float64, float64) {
 // SetAux goes on the same.
 func TestAuxSplit(t *testing.T) {
 	data := auxStream(300)
-	for _, rms := range []bool{false, true} {
-		t.Run(map[bool]string{false: "plain", true: "rms"}[rms], func(t *testing.T) {
+	for _, c := range []struct {
+		rms bool
+		m   int
+	}{{false, 4}, {true, 4}, {false, 20}, {true, 20}} {
+		rms := c.rms
+		auxSketch := func(t *testing.T) sparse.Sketch { return auxSketchM(t, c.m) }
+		t.Run(fmt.Sprintf("%s/m=%d", map[bool]string{false: "plain", true: "rms"}[rms], c.m), func(t *testing.T) {
 			base, err := son.NewSplitWith(9, auxSketch(t), son.SplitOptions{RMS: rms})
 			if err != nil {
 				t.Fatal(err)
@@ -186,5 +197,54 @@ func TestSetAuxCorrupt(t *testing.T) {
 	}
 	if _, err := son.NewSplitWith(9, auxSketch(t), son.SplitOptions{Aux: 9}); err == nil {
 		t.Error("Aux 9: no error")
+	}
+}
+
+// TestAuxDot: Split.AuxDot is the sum a caller's loop over Aux's rows
+// forms, Σ a_i·x̃_i in the example's order, bit for bit — for either
+// auxiliary column, in learning (Begin with create) and in prediction
+// (features without state count 0), on examples of every length — and
+// a split without SplitOptions.AuxDot says so; the option needs RMS and
+// a column that exists.
+func TestAuxDot(t *testing.T) {
+	data := auxStream(300)
+	for k := 1; k <= 2; k++ {
+		t.Run(fmt.Sprintf("column %d", k-1), func(t *testing.T) {
+			sp, err := son.NewSplitWith(9, auxSketchM(t, 10), son.SplitOptions{RMS: true, Aux: 2, AuxDot: k})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range data {
+				create := i%5 != 4
+				if create {
+					auxStep(sp, &data[i]) // columns that change as the stream goes
+				}
+				sp.Begin(&data[i], create)
+				got, ok := sp.AuxDot()
+				rows, offs, x, col := sp.Aux()
+				var want float64
+				for j, o := range offs {
+					if o >= 0 {
+						want += rows[o+col+k-1] * x[j]
+					}
+				}
+				if !ok || math.Float64bits(got) != math.Float64bits(want) {
+					t.Fatalf("example %d (create %v): AuxDot %v, %v; the loop's %v", i, create, got, ok, want)
+				}
+			}
+		})
+	}
+	sp, err := son.NewSplitWith(9, auxSketch(t), son.SplitOptions{RMS: true, Aux: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.Begin(&data[0], true)
+	if _, ok := sp.AuxDot(); ok {
+		t.Error("a split without AuxDot gave one")
+	}
+	for _, o := range []son.SplitOptions{{Aux: 2, AuxDot: 1}, {RMS: true, Aux: 2, AuxDot: 3}, {RMS: true, AuxDot: 1}, {RMS: true, Aux: 1, AuxDot: -1}} {
+		if _, err := son.NewSplitWith(9, auxSketch(t), o); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
 	}
 }

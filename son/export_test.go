@@ -31,7 +31,7 @@ func MergeState(s *Learner) (t, w float64, dd map[uint32]float64) {
 	dd = map[uint32]float64{}
 	if s.cfg.Diag {
 		for r, k := range s.tab.Keys {
-			dd[k] = s.tab.Rows[r*s.stride+s.dOff]
+			dd[k] = s.tab.Rows[s.wOff(r)+s.dOff]
 		}
 	}
 	return s.t, s.w, dd

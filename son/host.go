@@ -77,7 +77,7 @@ func (s *Learner) Fold() {
 	}
 	rows := s.tab.Rows
 	var sq float64
-	for o := 0; o < len(rows); o += s.stride {
+	for o := s.lead; o < len(rows); o += s.stride {
 		// w is unchanged by a fold; a w_j that no longer fits in a float64
 		// (a diverged model) keeps its w̄_j rather than become Inf.
 		if v := rows[o] + linalg.Dot(b, rows[o+1:o+1+p]); linalg.IsFinite(v) {
@@ -125,7 +125,7 @@ func (s *Learner) Transform(T []float64, nr int, gram []float64) {
 	// same bits, all nr rows of T in one pass over col.
 	tt, offT := s.transposed(T, nr, p)
 	rows := s.tab.Rows
-	for o := 0; o < len(rows); o += s.stride {
+	for o := s.lead; o < len(rows); o += s.stride {
 		col := rows[o+1 : o+1+s.pmax]
 		linalg.GatherCols(buf, tt, offT, col[:p])
 		copy(col, buf)

@@ -97,9 +97,10 @@ func TestGatherZAddTo(t *testing.T) {
 }
 
 // TestRowOf: the multiply that replaced the stamp check's division gives
-// o/stride for every stride a learner can have (1 + p_max, plus 2 with
-// pre-scaling) and for offsets up to far beyond any table (2⁴⁰ rows),
-// the table's first and last rows included.
+// ⌊o/stride⌋ for every stride a learner can have (1 + p_max, plus 2 with
+// pre-scaling, plus the auxiliary columns) and for offsets up to far
+// beyond any table (2⁴⁰ rows), the table's first and last rows included,
+// at a row's start and inside it.
 func TestRowOf(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 4))
 	for stride := 1; stride <= 260; stride++ {
@@ -109,8 +110,12 @@ func TestRowOf(t *testing.T) {
 			rows = append(rows, rng.IntN(1<<40))
 		}
 		for _, r := range rows {
-			if got := s.rowOf(r * stride); got != r {
-				t.Fatalf("stride %d: rowOf(%d) = %d, want %d", stride, r*stride, got, r)
+			// A row's start and every offset inside it: the core's
+			// offsets point at w̄_j, after the row's leading columns.
+			for _, c := range []int{0, min(1, stride-1), stride / 2, stride - 1} {
+				if got := s.rowOf(r*stride + c); got != r {
+					t.Fatalf("stride %d: rowOf(%d) = %d, want %d", stride, r*stride+c, got, r)
+				}
 			}
 		}
 	}

@@ -182,7 +182,7 @@ func (s *Learner) current(r int) {
 func (s *Learner) refreshRow(r int) {
 	l := &s.lz
 	e := l.entry(l.stamp[r])
-	o := r * s.stride
+	o := s.wOff(r)
 	linalg.RefreshCol(s.tab.Rows[o:o+1+s.pmax], e.p, l.blk[e.off:], l.ld, 1+e.rows, l.tmp)
 	l.stamp[r] = l.gen
 	l.touched = true
@@ -192,7 +192,7 @@ func (s *Learner) refreshRow(r int) {
 // refreshed writes row r's current w̄_j and Z column (first p entries)
 // into wz without changing the stored row.
 func (s *Learner) refreshed(r int, wz []float64) {
-	o := r * s.stride
+	o := s.wOff(r)
 	rows := s.tab.Rows
 	p := len(s.st.Z)
 	if !s.lz.on || s.lz.stamp[r] == s.lz.gen {
@@ -317,7 +317,7 @@ func (s *Learner) resync(b []float64) {
 	clear(y)
 	var sq float64
 	rows := s.tab.Rows
-	for o := 0; o < len(rows); o += s.stride {
+	for o := s.lead; o < len(rows); o += s.stride {
 		col := rows[o+1 : o+1+p]
 		w := rows[o] + linalg.Dot(b, col)
 		sq += w * w

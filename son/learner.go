@@ -57,13 +57,18 @@ type Config struct {
 	// RMS learns on x̃_j = x_j/s_j, s_j the root mean square of feature
 	// j's training values so far (rms.go): the pre-scaling of package
 	// ada's Prescaled, kept in two more columns of the feature's own row
-	// so that it costs no lookup of its own. Not with Diag.
+	// (before w̄_j: setLayout) so that it costs no lookup of its own. Not
+	// with Diag.
 	RMS bool
 	// Aux is a number of columns the caller keeps in each feature's row,
-	// after all of the core's (zero in a new row, never read or written
-	// by the core, not saved; aux.go): per-feature state of a learner on
-	// the split that then costs no lookup of its own.
+	// just before w̄_j (zero in a new row, never read or written by the
+	// core, not saved; aux.go, setLayout): per-feature state of a learner
+	// on the split that then costs no lookup of its own.
 	Aux int
+	// AuxDot, with RMS, is 1 + an auxiliary column whose dot product
+	// with x̃ the lookup forms in its pass over x̃ (Split.AuxDot); 0 for
+	// none.
+	AuxDot int
 }
 
 // DefaultFoldRatio: see SONConfig.FoldRatio and the measurements in
@@ -77,7 +82,8 @@ const diag0 = 0.1
 // (Alg. 4, Eq. 5–6; docs/algorithms.md §2): the weights are split as w = w̄ + Zᵀb
 // with Z the sparsely updated factor of the sketch, so an example costs
 // O(ps + p²) plus the sketch's own p×p work, never O(d). Per feature the
-// table row holds [w̄_j, Z_{1..p_max, j}, D_j − 0.1].
+// table row holds [w̄_j, Z_{1..p_max, j}, D_j − 0.1, 1/√D_j], preceded by
+// the RMS and auxiliary columns when configured (setLayout).
 //
 // Invariant between examples: w_t = w̄ + Zᵀb is the weight vector u_{t+1}
 // of Alg. 1, before the projection for the next example.
@@ -89,10 +95,18 @@ type Learner struct {
 	stride int
 	rowMul uint64 // ⌈2⁶⁴/stride⌉ for rowOf; 0 for stride 1
 	pmax   int
-	dOff   int // columns D_j − 0.1 and 1/√D_j (diag only)
-	rOff   int // columns Σx_j² and n_j (RMS only; rms.go)
-	aOff   int // the caller's Config.Aux columns (aux.go), 0 for none
-	saved  int // the leading columns of a row that Save writes
+	// Column offsets relative to w̄_j, where the core's offsets (offs)
+	// point: the RMS and auxiliary columns lead the row, before w̄_j, so
+	// that they share w̄_j's first cache line (see lead).
+	dOff int // columns D_j − 0.1 and 1/√D_j (diag only), after Z
+	rOff int // columns Σx_j² and n_j (RMS only; rms.go), < 0; 0 for none
+	aOff int // the caller's Config.Aux columns (aux.go), < 0; 0 for none
+	// Config.AuxDot's column (< 0; 0 for none) and its dot product with
+	// x̃ over the example of the last lookup.
+	dotOff int
+	dot    float64
+	lead   int // the columns before w̄_j: a row starts lead before its offset
+	saved  int // the columns from w̄_j on that Save writes ([w̄_j, Z_j, D])
 	// rmsOrder lists the rows in the order they got their first value
 	// (rms.go, Scales).
 	rmsOrder []uint32
@@ -194,30 +208,22 @@ func New(cfg Config, l loss.Loss, sk sparse.Sketch) (*Learner, error) {
 	if !(cfg.FoldRatio > 1) {
 		return nil, fmt.Errorf("fold ratio must exceed 1, got %v", cfg.FoldRatio)
 	}
-	s := &Learner{cfg: cfg, loss: l, sk: sk, pmax: pmax, stride: 1 + pmax}
-	if cfg.Diag {
-		// Two columns: Σg² and the x̃ scale 1/√(0.1 + Σg²), kept so that
-		// predicting costs no square root per feature.
-		s.dOff = s.stride
-		s.stride += 2
-	}
-	s.saved = s.stride
-	if cfg.RMS {
-		s.rOff = s.stride
-		s.stride += 2
-	}
 	if cfg.Aux < 0 || cfg.Aux > maxAux {
 		return nil, fmt.Errorf("son: %d auxiliary columns (Config.Aux), 0..%d", cfg.Aux, maxAux)
 	}
-	if cfg.Aux > 0 {
-		s.aOff = s.stride
-		s.stride += cfg.Aux
+	if cfg.AuxDot < 0 || cfg.AuxDot > cfg.Aux || cfg.AuxDot > 0 && !cfg.RMS {
+		return nil, fmt.Errorf("son: the dot product's column (Config.AuxDot) %d: 0, or 1..%d with Config.RMS", cfg.AuxDot, cfg.Aux)
 	}
+	s := &Learner{cfg: cfg, loss: l, sk: sk, pmax: pmax}
+	s.setLayout()
 	s.rowMul = rowMultiplier(s.stride)
 	s.tab = sparse.NewTable(cfg.Bits, s.stride)
+	// A new row is copied from Init in one append: without it the table
+	// appends a row's zeros one by one (S-ADA on news20's training set,
+	// one text pass, a 45-value row: 0.956e9 → 0.921e9 instructions).
+	s.tab.Init = make([]float64, s.stride)
 	if cfg.Diag {
-		s.tab.Init = make([]float64, s.stride)
-		s.tab.Init[s.dOff+1] = 1 / math.Sqrt(diag0)
+		s.tab.Init[s.lead+s.dOff+1] = 1 / math.Sqrt(diag0)
 	}
 	s.b = make([]float64, pmax)
 	s.z = make([]float64, pmax)
@@ -233,6 +239,90 @@ func New(cfg Config, l loss.Loss, sk sparse.Sketch) (*Learner, error) {
 		s.lz.tmp = make([]float64, (1+pmax)*pmax)
 	}
 	return s, nil
+}
+
+// setLayout sets the row layout: [Σx_j², n_j (RMS), aux (Config.Aux),
+// w̄_j, Z_{1..pmax, j}, D_j − 0.1, 1/√D_j (Diag)]. The core's offsets point
+// at w̄_j, so the kernels that read w̄_j at o and Z's column from o+1 see
+// the rows as before, and the leading columns are at negative offsets.
+//
+// Why the RMS and auxiliary columns lead: they are read with w̄_j on every
+// example, while Z's column is live only up to the rows Z has now (S-ADA
+// at τ = 20 keeps about 19 of its cap of 40 on news20). After Z they made
+// every feature fetch the row's last line as well, so the whole row was
+// prefetched; before w̄_j the example's lines are the first
+// lead + 2 + p values of each row (prefetchSize). News20 ×10 from the
+// cache, one pass, least CPU of 7 alternated rounds at load 2.4–3.1 on 2
+// shared cores: S-ADA 0.94 → 0.92 s, FTSL 0.90 → 0.86 s, FTFSL 1.16 →
+// 1.12 s (FD-SON, without leading columns, 0.53 s both).
+func (s *Learner) setLayout() {
+	cfg := s.cfg
+	if cfg.RMS {
+		s.lead += 2
+	}
+	s.lead += cfg.Aux
+	if cfg.RMS {
+		s.rOff = -s.lead
+	}
+	if cfg.Aux > 0 {
+		s.aOff = -cfg.Aux
+	}
+	if cfg.AuxDot > 0 {
+		s.dotOff = s.aOff + cfg.AuxDot - 1
+	}
+	s.saved = 1 + s.pmax
+	if cfg.Diag {
+		// Two columns: Σg² and the x̃ scale 1/√(0.1 + Σg²), kept so that
+		// predicting costs no square root per feature.
+		s.dOff = s.saved
+		s.saved += 2
+	}
+	s.stride = s.lead + s.saved
+	if w := (s.stride + lineVals - 1) &^ (lineVals - 1); s.lead > 0 && 8*(w-s.stride) <= s.stride {
+		// A whole number of cache lines (the table's rows start on a
+		// page), so that a row's live part, from its start, spans as few
+		// lines as its length allows, where that widens the row by at
+		// most an eighth. News20 ×10 from the cache, least CPU of 11
+		// alternated rounds at load 1.5–2.0: FTSL (45 → 48 values, live
+		// 16: 2 lines) 0.78 → 0.72 s, S-ADA (live 24: 3 lines) 0.89 →
+		// 0.86 s; Fast S-ADA's 25 values padded to 32 took 0.76 → 0.79 s
+		// (its rows' first lines then fall in a quarter of the cache's
+		// sets, their live three lines in three quarters).
+		s.stride = w
+	}
+}
+
+// lineVals is the float64 values in a cache line.
+const lineVals = 8
+
+// wOff is the offset of table row r's w̄_j: the core's offset for it.
+func (s *Learner) wOff(r int) int { return r*s.stride + s.lead }
+
+// prefetchSize is how many values from a row's start the example's
+// prefetches ask for: the whole row without leading columns (what the
+// learners without them were measured with), else the leading columns,
+// w̄_j and the rows Z has of its column (the rest of the cap is zero and
+// unread but by an append, rare once the sketch has warmed up: S-ADA
+// appended 95 times in news20 ×10's 113,140 examples, FTFSL 1,976).
+func (s *Learner) prefetchSize() int {
+	if s.lead == 0 {
+		return s.stride
+	}
+	return min(s.stride, s.lead+1+len(s.st.Z))
+}
+
+// toW moves the table's row-start offsets in s.offs to w̄_j (a negative
+// offset, a feature without a row, stays).
+func (s *Learner) toW() {
+	if s.lead == 0 {
+		return
+	}
+	lead := s.lead
+	for i, o := range s.offs {
+		if o >= 0 {
+			s.offs[i] = o + lead
+		}
+	}
 }
 
 // Sketch returns the learner's sketch.
@@ -268,8 +358,9 @@ func (s *Learner) resolve(ex *sparse.Example) (n float64) {
 	// than learning.
 	s.offs = s.tab.FindOffsets(s.offs[:0], ex.Idx)
 	rows := s.tab.Rows
-	s.lz.touch = linalg.PrefetchCols(rows, s.offs, s.stride)
-	if s.rOff > 0 {
+	s.lz.touch = linalg.PrefetchCols(rows, s.offs, s.prefetchSize())
+	s.toW()
+	if s.rOff != 0 {
 		n = s.rmsPredict(ex.Val)
 	} else {
 		val := ex.Val[:len(s.offs)]
@@ -307,11 +398,13 @@ func (s *Learner) resolve(ex *sparse.Example) (n float64) {
 	return n
 }
 
-// rowOf is the table row of offset o, a multiple of the stride: o·⌈2⁶⁴/
-// stride⌉/2⁶⁴ = o/stride + o·e/2⁶⁴ with 0 ≤ e < 1, whose integer part is
-// o/stride for every o < 2⁶⁴. A multiplication instead of the division
-// the deferred steps' stamp check did for every feature of every example
-// (a 64-bit divide takes tens of cycles where the multiply takes three).
+// rowOf is the table row r of offset o = r·stride + c, 0 ≤ c < stride (a
+// row's start or its w̄_j): o·⌈2⁶⁴/stride⌉/2⁶⁴ = o/stride + o·e/2⁶⁴ with
+// 0 ≤ e < 1, whose integer part is r while o·e/2⁶⁴ < 1/stride, that is
+// for every o below 2⁶⁴/stride (a table holds at most 2³⁰ rows). A
+// multiplication instead of the division the deferred steps' stamp check
+// did for every feature of every example (a 64-bit divide takes tens of
+// cycles where the multiply takes three).
 func (s *Learner) rowOf(o int) int {
 	// rowMul = 0 stands for stride 1, whose ⌈2⁶⁴/1⌉ has no uint64.
 	if s.rowMul == 0 {
@@ -434,7 +527,7 @@ func (s *Learner) Predict(ex *sparse.Example) float64 {
 func (s *Learner) resolveZ(ex *sparse.Example, p int) (n, wx, wsq float64) {
 	s.offs, s.xt = s.offs[:0], s.xt[:0]
 	s.sqOK = false
-	stride := s.stride
+	size := s.prefetchSize()
 	// The slot index first, in one loop of lookups with nothing waiting
 	// on them, then the rows' lines: done in one loop, each row's loads
 	// waited on its lookup and held the processor's window, so fewer
@@ -462,13 +555,14 @@ func (s *Learner) resolveZ(ex *sparse.Example, p int) (n, wx, wsq float64) {
 			stale = make([]int, 0, 2*len(s.offs))
 		}
 		var n int
-		n, touch = linalg.PrefetchStale(rows, s.offs, stride, l.stamp, l.gen, s.rowMul, stale[:len(s.offs)])
+		n, touch = linalg.PrefetchStale(rows, s.offs, size, l.stamp, l.gen, s.rowMul, stale[:len(s.offs)])
 		stale = stale[:n]
 	} else {
-		touch = linalg.PrefetchCols(rows, s.offs, stride)
+		touch = linalg.PrefetchCols(rows, s.offs, size)
 	}
 	l.stale = stale
 	l.touch = touch
+	s.toW()
 	// rows: refreshes write rows but never move them.
 	for _, r := range stale {
 		s.current(r)
@@ -483,7 +577,7 @@ func (s *Learner) resolveZ(ex *sparse.Example, p int) (n, wx, wsq float64) {
 		scale = s.dOff + 1
 	}
 	val := ex.Val
-	if s.rOff > 0 {
+	if s.rOff != 0 {
 		// x̃ = x/s into xt, which ScaleGather then takes as it comes.
 		s.rmsLearn(ex.Val, ex.Weight > 0)
 		val = s.xt
@@ -670,7 +764,7 @@ func (s *Learner) Weights(fn func(slot uint32, w float64)) {
 	rows := s.tab.Rows
 	wz := make([]float64, 1+s.pmax)
 	for r, k := range s.tab.Keys {
-		o := r * s.stride
+		o := s.wOff(r)
 		s.refreshed(r, wz)
 		w := wz[0] + linalg.Dot(s.b[:p], wz[1:1+p])
 		if s.cfg.Diag {

@@ -341,7 +341,7 @@ func (m *merge) column(w *mergeWork, j int, acc bool) {
 		}
 		f := m.unit[i]
 		if m.diag {
-			f *= math.Sqrt((diag0 + p.tab.Rows[r*p.stride+p.dOff]) / (diag0 + m.dd[j]))
+			f *= math.Sqrt((diag0 + p.tab.Rows[p.wOff(r)+p.dOff]) / (diag0 + m.dd[j]))
 		}
 		zc := w.wz[i][1 : 1+m.ps[i]]
 		C, q, pi := m.Cs[i], m.qs[i], m.ps[i]
@@ -371,7 +371,7 @@ func (m *merge) baseWeight(w *mergeWork, key uint32) (w0, dd0 float64) {
 	pz := len(base.st.Z)
 	w0 = w.wb[0] + linalg.Dot(base.b[:pz], w.wb[1:1+pz])
 	if m.diag {
-		o := r * base.stride
+		o := base.wOff(r)
 		dd0 = base.tab.Rows[o+base.dOff]
 		w0 *= base.tab.Rows[o+base.dOff+1]
 	}
@@ -395,7 +395,7 @@ func (m *merge) weight(wk *mergeWork, j int, w0, dd0 float64) {
 		pz := m.ps[i]
 		w := wk.wz[i][0] + linalg.Dot(p.b[:pz], wk.wz[i][1:1+pz])
 		if m.diag {
-			o := r * p.stride
+			o := p.wOff(r)
 			ev := math.Max(0, p.tab.Rows[o+p.dOff]-dd0)
 			ddj += ev
 			w *= p.tab.Rows[o+p.dOff+1]
@@ -416,7 +416,7 @@ func (m *merge) weight(wk *mergeWork, j int, w0, dd0 float64) {
 		w *= math.Sqrt(diag0 + ddj)
 		for i, p := range m.parts {
 			if r := wk.rowOf[i]; r >= 0 {
-				e := p.tab.Rows[r*p.stride+p.dOff]
+				e := p.tab.Rows[p.wOff(r)+p.dOff]
 				wk.eOwn[i] += e / (diag0 + e)
 				wk.eIn[i] += e / (diag0 + ddj)
 			}
@@ -528,7 +528,7 @@ func (m *merge) applyFeature(w *mergeWork, T []float64, r, j int) {
 	s, n := m.s, m.n
 	m.load(w, j)
 	m.column(w, j, false)
-	o := j * s.stride
+	o := s.wOff(j)
 	rows := s.tab.Rows
 	wj := m.wbar[j]
 	rows[o] = wj

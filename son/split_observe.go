@@ -85,13 +85,12 @@ func (o *Observed) Sketch(c float64) []float64 {
 // own in a parallel array indexed by row. x is the example's Val as given,
 // except in an RMS split (NewRMSSplit), which learns on x̃.
 func (p *Split) ExampleRows(dst []int) []int {
-	st := p.s.stride
 	for _, o := range p.s.offs {
 		if o < 0 {
 			dst = append(dst, -1)
 			continue
 		}
-		dst = append(dst, o/st)
+		dst = append(dst, p.s.rowOf(o))
 	}
 	return dst
 }
