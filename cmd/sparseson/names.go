@@ -92,6 +92,7 @@ var libraryFields = []string{
 	"oja.Config.Rate", "--oja_rate", "Config.Scaled", "--diag_sketch scaled", "Config.Diag", "--diag", "Config.Total", "--total",
 	"Config.RMS", "--ada_scale auto", "Config.Aux", "the model option ada_diag (the completion's columns, --ada_scale auto)",
 	"Config.Grow", "the model option ada_grow (ADA-FD's and ADA-FFD's growing δ, --ada_scale auto)",
+	"Config.AuxDot", "the model option ada_diag (the mirror-descent completion's column, --ada_scale auto)",
 }
 
 var libraryFlags = strings.NewReplacer(libraryFields...)
