@@ -45,9 +45,10 @@
 // # Defaults, and where they trail AdaGrad
 //
 // τ = 20 and δ = 1 (mirror descent) or 10 (dual averaging) are Wan &
-// Zhang's (TPAMI 2022), §5.1 (the CLI defaults ADA-FD, ADA-FFD and Fast
-// S-ADA to τ = 10, as accurate on the shared sets at about half the
-// time: learners.ADASmallTau); ε = 0 is Yang et al.'s (ICML 2025), kept
+// Zhang's (TPAMI 2022), §5.1 (the CLI defaults every learner to τ = 10
+// under --ada_scale auto, as accurate on the shared sets at about half
+// the time, and ADA-FD, ADA-FFD and Fast S-ADA at --ada_scale paper too:
+// learners.ADASmallTau); ε = 0 is Yang et al.'s (ICML 2025), kept
 // for S-ADA and for every learner at --ada_scale paper, while FTSL and
 // FTFSL on pre-scaled features default to ε = 1 (learners.ADADefaultEpsilon:
 // dual averaging's pseudo-inverse phase); η is ½ (¼ for the δ form at

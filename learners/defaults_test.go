@@ -186,37 +186,47 @@ func TestADADefaultsStepSize(t *testing.T) {
 	}
 }
 
-// TestADADefaultTau: without -m the δ-form learners and Fast S-ADA get
-// τ = 10 and the other escaped-form learners the papers' 20 (the
-// measurements are ADASmallTau's); a stated -m wins. A default moved back
-// to 20 (or FTSL's moved to 10) fails its row.
+// TestADADefaultTau: without -m every FD-adaptive learner gets τ = 10
+// under --ada_scale auto; at --ada_scale paper FTSL, FTFSL and S-ADA keep
+// the papers' 20 (the measurements are ADASmallTau's); a stated -m wins. A
+// default moved back to 20 (or a paper-form one to 10) fails its row.
 func TestADADefaultTau(t *testing.T) {
 	tests := []struct {
-		name string
-		dual bool
-		m    int // -m given; 0: not given
-		want string
+		name  string
+		dual  bool
+		paper bool
+		m     int // -m given; 0: not given
+		want  string
 	}{
 		{name: "ada_fd", want: "10"},
 		{name: "ada_fd", dual: true, want: "10"},
 		{name: "ada_ffd", want: "10"},
 		{name: "ada_ffd", dual: true, want: "10"},
 		{name: "sada_fast", want: "10"},
-		{name: "ftsl", want: "20"},
-		{name: "ftfsl", want: "20"},
-		{name: "sada", want: "20"},
+		{name: "ftsl", want: "10"},
+		{name: "ftfsl", want: "10"},
+		{name: "sada", want: "10"},
+		{name: "ftsl", paper: true, want: "20"},
+		{name: "ftfsl", paper: true, want: "20"},
+		{name: "sada", paper: true, want: "20"},
+		{name: "sada_fast", paper: true, want: "10"},
+		{name: "ada_fd", paper: true, want: "10"},
 		{name: "ada_fd", m: 20, want: "20"},
-		{name: "ftsl", m: 10, want: "10"},
+		{name: "sada", paper: true, m: 10, want: "10"},
 	}
 	seen := map[string]bool{}
 	for _, tc := range tests {
-		s := &Settings{ADA: tc.name, Delta: "auto", ADAScale: "auto", Dual: tc.dual, Mirror: !tc.dual}
+		scale := "auto"
+		if tc.paper {
+			scale = "paper"
+		}
+		s := &Settings{ADA: tc.name, Delta: "auto", ADAScale: scale, Dual: tc.dual, Mirror: !tc.dual}
 		if tc.m != 0 {
 			s.SketchSize = tc.m
 			s.Given = func(k string) bool { return k == "sketch_size" }
 		}
 		if got := adaFamily.options(s)["m"]; got != tc.want {
-			t.Errorf("%s (dual %v, -m %d): τ = %s, want %s", tc.name, tc.dual, tc.m, got, tc.want)
+			t.Errorf("%s (dual %v, paper %v, -m %d): τ = %s, want %s", tc.name, tc.dual, tc.paper, tc.m, got, tc.want)
 		}
 		seen[tc.name] = true
 	}
@@ -239,7 +249,7 @@ func TestADARowCapOption(t *testing.T) {
 	}{
 		{"ada_ffd", "20", 20},
 		{"sada_fast", "20", 20},
-		{"ftfsl", "40", 40},
+		{"ftfsl", "20", 20},
 		{"ada_fd", "", 0},
 		{"ftsl", "", 0},
 	}

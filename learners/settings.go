@@ -266,7 +266,7 @@ func adaOptions(s *Settings) model.Options {
 	if s.given("learning_rate") {
 		eta = s.LearningRate
 	}
-	tau := ADADefaultTauOf(name)
+	tau := ADADefaultTauOf(name, s.ADAScale)
 	if s.given("sketch_size") {
 		tau = s.SketchSize
 	}

@@ -78,7 +78,7 @@ func TestADAModelOptions(t *testing.T) {
 	}
 	mustRun(t, nil, "--quiet", "-i", m, "-l", "0.1", train)
 	_, stderr, code = sparseson(t, nil, "--sada", "--epsilon", "0.5", "-f", m, train)
-	if code != 0 || !strings.Contains(stderr, "learner = S-ADA, τ = 20") || !strings.Contains(stderr, "ε = 0.5") {
+	if code != 0 || !strings.Contains(stderr, "learner = S-ADA, τ = 10") || !strings.Contains(stderr, "ε = 0.5") {
 		t.Fatalf("exit %d, header:\n%s", code, stderr)
 	}
 }

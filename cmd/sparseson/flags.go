@@ -121,7 +121,7 @@ var flagGroups = []struct {
 	{"First-order learner (default: AdaGrad)", []string{"learning_rate", "power_t", "initial_t", "l2", "sgd", "adaptive", "normalized"}},
 	{"NASA step sizes of plain gradient descent (Ouyang & Gray (KDD 2012))", []string{"nasa", "nasa_c", "nasa_strong", "nasa_accel", "nasa_L", "scalar_adagrad", "sadagrad"}},
 	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "fd_gate", "diag", "diag_sketch", "sketch_report"}},
-	{"FD-adaptive learners (Wan & Zhang, TPAMI 2022; Yang et al., ICML 2025): τ is -m (default 10 for ADA-FD, ADA-FFD and Fast S-ADA: as accurate as the papers' 20 on the shared sets at about half the time; 20 for FTSL, FTFSL and S-ADA, which lose up to 3.8 pp on sparse text at 10), η is -l (default ½; ¼ for ADA-FULL, and for ADA-FD/FFD under --ada_scale paper)", append(append([]string{}, adaFlagNames...), "dual_averaging", "mirror_descent", "delta", "epsilon", "ada_scale")},
+	{"FD-adaptive learners (Wan & Zhang, TPAMI 2022; Yang et al., ICML 2025): τ is -m (default 10: as accurate as the papers' 20 on the shared sets at about half the time; 20 for FTSL, FTFSL and S-ADA under --ada_scale paper, which without the per-coordinate completion lose up to 3.8 pp on sparse text at 10), η is -l (default ½; ¼ for ADA-FULL, and for ADA-FD/FFD under --ada_scale paper)", append(append([]string{}, adaFlagNames...), "dual_averaging", "mirror_descent", "delta", "epsilon", "ada_scale")},
 }
 
 func parseFlags(args []string, stdout io.Writer) (*config, error) {
