@@ -520,8 +520,16 @@ func (m *Shampoo) Weights(fn func(slot uint32, w float64)) {
 }
 
 // Save implements sparse.Learner: Ḡ, Y, the left factor and counters,
-// then the split table with the right sketch (which must come last).
+// the completion's state, then the split table with the right sketch
+// (which must come last).
 func (m *Shampoo) Save(w *model.Writer) error {
+	m.saveHead(w)
+	m.saveDiag(w)
+	return m.sp.Save(w)
+}
+
+// saveHead writes what comes before the completion's state.
+func (m *Shampoo) saveHead(w *model.Writer) {
 	w.Uint32(uint32(m.k))
 	w.Float64(m.t)
 	w.Float64(m.bound)
@@ -531,8 +539,6 @@ func (m *Shampoo) Save(w *model.Writer) error {
 	w.Uint32(uint32(p))
 	w.Float64s(m.track.y[:p*m.k])
 	w.Float64s(m.gbar[:m.sp.Seen()*m.k])
-	m.saveDiag(w)
-	return m.sp.Save(w)
 }
 
 // LoadShampoo restores a model saved by Save; cfg must be the saved one's

@@ -101,16 +101,7 @@ func TestShampooDiagSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pa, pb := make([]float64, k), make([]float64, k)
-	for i := range data[400:] {
-		ex := &data[400+i]
-		ca, cb := a.Learn(ex), b.Learn(ex)
-		a.Probabilities(pa)
-		b.Probabilities(pb)
-		if ca != cb || fmt.Sprint(pa) != fmt.Sprint(pb) || fmt.Sprint(a.s) != fmt.Sprint(b.s) {
-			t.Fatalf("example %d after loading: %v %v vs %v %v", 400+i, ca, a.s, cb, b.s)
-		}
-	}
+	learnAlike(t, a, b, data, 400, "")
 	if wa, wb := weightList(a), weightList(b); wa != wb || len(wa) < 10 {
 		t.Errorf("weights differ after save → load → continue")
 	}
@@ -157,15 +148,7 @@ func TestShampooDiagSaveLoad(t *testing.T) {
 
 // saveRaw is Save with R_jj written as it is (a corrupt length included).
 func saveRaw(m *Shampoo, w *model.Writer) error {
-	w.Uint32(uint32(m.k))
-	w.Float64(m.t)
-	w.Float64(m.bound)
-	w.Uint64(uint64(m.refused))
-	m.left.save(w)
-	p := m.sp.Rows()
-	w.Uint32(uint32(p))
-	w.Float64s(m.track.y[:p*m.k])
-	w.Float64s(m.gbar[:m.sp.Seen()*m.k])
+	m.saveHead(w)
 	w.Float64(m.nsum)
 	w.Float64s(m.rjj)
 	return m.sp.Save(w)

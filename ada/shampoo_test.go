@@ -370,16 +370,7 @@ func TestShampooSaveLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pa, pb := make([]float64, k), make([]float64, k)
-		for i := range data[400:] {
-			ex := &data[400+i]
-			ca, cb := a.Learn(ex), b.Learn(ex)
-			a.Probabilities(pa)
-			b.Probabilities(pb)
-			if ca != cb || fmt.Sprint(pa) != fmt.Sprint(pb) || fmt.Sprint(a.s) != fmt.Sprint(b.s) {
-				t.Fatalf("τ_L %d, example %d after loading: %v %v vs %v %v", tauL, 400+i, ca, a.s, cb, b.s)
-			}
-		}
+		learnAlike(t, a, b, data, 400, fmt.Sprintf("τ_L %d, ", tauL))
 		wa, wb := map[string]float64{}, map[string]float64{}
 		a.Weights(func(s uint32, w float64) { wa[fmt.Sprint(len(wa), s)] = w })
 		b.Weights(func(s uint32, w float64) { wb[fmt.Sprint(len(wb), s)] = w })
@@ -508,5 +499,22 @@ func TestShampooLeftDrift(t *testing.T) {
 	t.Logf("max |UᵀU − I| = %.3g, rank %d", worst, l.r)
 	if worst > 1e-13 || l.r != k-1 {
 		t.Errorf("left factor's eigenvectors drifted to %.3g (rank %d)", worst, l.r)
+	}
+}
+
+// learnAlike has a and b (b loaded from a's model) learn data[from:] and
+// fails at the first example whose class scores or probabilities differ
+// in any bit; what prefixes the message.
+func learnAlike(t *testing.T, a, b *Shampoo, data []sparse.Example, from int, what string) {
+	t.Helper()
+	pa, pb := make([]float64, a.k), make([]float64, b.k)
+	for i := range data[from:] {
+		ex := &data[from+i]
+		ca, cb := a.Learn(ex), b.Learn(ex)
+		a.Probabilities(pa)
+		b.Probabilities(pb)
+		if ca != cb || fmt.Sprint(pa) != fmt.Sprint(pb) || fmt.Sprint(a.s) != fmt.Sprint(b.s) {
+			t.Fatalf("%sexample %d after loading: %v %v vs %v %v", what, from+i, ca, a.s, cb, b.s)
+		}
 	}
 }
