@@ -34,14 +34,7 @@ func TestShampooDiagOracle(t *testing.T) {
 	mixed := false
 	for _, c := range cases {
 		t.Run(c.String(), func(t *testing.T) {
-			data := c.data()
-			sens := denseSensitivity(c, data)
-			if sens > 1e-10 {
-				t.Fatalf("dense reference moves %.3g under a 1e-15 perturbation: the closed loop is chaotic here", sens)
-			}
-			sp := newShampooT(t, c.config())
-			dn := c.newDense()
-			worst, wworst := shampooLoop(t, sp, dn, data)
+			sp, dn, sens, worst, wworst := c.oracle(t)
 			below := sp.diagBelow()
 			t.Logf("sensitivity %.3g; scores %.3g, weights %.3g; %d of %d features below r_R = %.4g, factor %.4g",
 				sens, worst, wworst, below, len(sp.rjj), sp.sk.SumRho()+c.eps, sp.eta()/c.eta)

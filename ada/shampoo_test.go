@@ -90,6 +90,22 @@ func shampooLoop(t *testing.T, sp *Shampoo, dn *dense.Shampoo, data []sparse.Exa
 // data moves the dense reference's scores over the stream (docs/algorithms.md §9,
 // sensitivity note): the closed loop must be well posed for a 1e-9
 // comparison to test the code rather than the stream.
+// oracle runs the case's sparse learner and dense reference side by side
+// (shampooLoop) after checking that the dense closed loop is not chaotic
+// on the case's stream (its sensitivity to a 1e-15 perturbation, sens).
+func (c shampooCase) oracle(t *testing.T) (sp *Shampoo, dn *dense.Shampoo, sens, worst, wworst float64) {
+	t.Helper()
+	data := c.data()
+	sens = denseSensitivity(c, data)
+	if sens > 1e-10 {
+		t.Fatalf("dense reference moves %.3g under a 1e-15 perturbation: the closed loop is chaotic here", sens)
+	}
+	sp = newShampooT(t, c.config())
+	dn = c.newDense()
+	worst, wworst = shampooLoop(t, sp, dn, data)
+	return sp, dn, sens, worst, wworst
+}
+
 func denseSensitivity(c shampooCase, data []sparse.Example) float64 {
 	a, b := c.newDense(), c.newDense()
 	pd := dense.Perturb(data, c.seed+7)
@@ -121,14 +137,7 @@ func TestShampooOracle(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.String(), func(t *testing.T) {
-			data := c.data()
-			sens := denseSensitivity(c, data)
-			if sens > 1e-10 {
-				t.Fatalf("dense reference moves %.3g under a 1e-15 perturbation: the closed loop is chaotic here", sens)
-			}
-			sp := newShampooT(t, c.config())
-			dn := c.newDense()
-			worst, wworst := shampooLoop(t, sp, dn, data)
+			sp, dn, sens, worst, wworst := c.oracle(t)
 			t.Logf("sensitivity %.3g; scores %.3g, weights %.3g; ρL = %.4g (dense %.4g), ρR = %.4g (dense %.4g), fd counts %+v",
 				sens, worst, wworst, sp.left.rho, dn.L.Rho, sp.sk.SumRho(), dn.R.Rho, sp.sk.Counts())
 			if worst > 1e-9 || wworst > 1e-9 {
