@@ -60,13 +60,18 @@ func BenchmarkPredict(b *testing.B) {
 // (Config.Gate = fd.DefaultGate, acting from fd's default GateFrom) at
 // τ = 20; the doubled buffer's escaped form with its skips (Config.Skip =
 // 0.1).
-func BenchmarkLearnGated(b *testing.B) {
+func BenchmarkLearnGated(b *testing.B) { benchGated(b, false) }
+
+// benchGated runs every learner gated at τ = 20 on News(18), with diag
+// the completion (Config.Diag; the δ form with Config.Grow too).
+func benchGated(b *testing.B, diag bool) {
 	data := dense.News(18)
 	for _, v := range variants() {
-		c := oracleCase{v: v, tau: 20, eta: 0.25}
+		n, _ := Lookup(v.name)
+		c := oracleCase{v: v, tau: 20, eta: 0.25, grow: diag && n.Precond == Delta}
 		b.Run(v.String(), func(b *testing.B) {
 			cfg := c.config()
-			cfg.Bits, cfg.Gate = 18, fd.DefaultGate
+			cfg.Bits, cfg.Gate, cfg.Diag = 18, fd.DefaultGate, diag
 			if cfg.Buffer == Doubled && cfg.Precond == Escaped {
 				cfg.Skip = 0.1
 			}

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/sparseson/sparseson/fd"
 	"github.com/sparseson/sparseson/internal/dense"
-	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -206,22 +204,4 @@ func TestDiagConfig(t *testing.T) {
 // --ada_scale auto: what
 // the completion adds per example is BenchmarkLearnGated's figure
 // subtracted; 0 allocs/op in the steady state.
-func BenchmarkLearnDiag(b *testing.B) {
-	data := dense.News(18)
-	for _, v := range variants() {
-		n, _ := Lookup(v.name)
-		c := oracleCase{v: v, tau: 20, eta: 0.25, grow: n.Precond == Delta}
-		b.Run(v.String(), func(b *testing.B) {
-			cfg := c.config()
-			cfg.Bits, cfg.Gate, cfg.Diag = 18, fd.DefaultGate, true
-			if cfg.Buffer == Doubled && cfg.Precond == Escaped {
-				cfg.Skip = 0.1
-			}
-			a, err := New(cfg, loss.Logistic{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			dense.Steady(b, a, data)
-		})
-	}
-}
+func BenchmarkLearnDiag(b *testing.B) { benchGated(b, true) }

@@ -136,11 +136,8 @@ func checkSame(t *testing.T, a, b *Prescaled, test []sparse.Example) {
 
 func saved(t *testing.T, l sparse.Learner) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := model.Encode(&buf, model.Options{}, l.Save); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	_, b := encodeParse(t, l.Save)
+	return b
 }
 
 // TestPrescaledFolded: the scales kept in the split's rows

@@ -127,7 +127,21 @@ func (a *ADA) Predict(ex *sparse.Example) float64 {
 }
 
 // Learn predicts ex, then takes one round with its gradient.
-func (a *ADA) Learn(ex *sparse.Example) float64 {
+func (a *ADA) Learn(ex *sparse.Example) float64 { return a.round(ex, roundHooks{}) }
+
+// roundHooks are what a wrapper of ADA (DiagADA) changes in a round; nil
+// is ADA's own.
+type roundHooks struct {
+	// observe sees the example (importance h, dense x) and its sketched
+	// gradient before the sketch takes it.
+	observe func(h float64, x, gs []float64)
+	// precondition replaces ADA.precondition, eta the step size η.
+	precondition func(v []float64) []float64
+	eta          func() float64
+}
+
+// round is Learn with the wrapper's hooks.
+func (a *ADA) round(ex *sparse.Example, hk roundHooks) float64 {
 	x := a.dense(ex)
 	pred := ex.Initial + dotv(a.Weights(), x)
 	d := a.Loss.Deriv(pred, ex.Label)
@@ -141,11 +155,21 @@ func (a *ADA) Learn(ex *sparse.Example) float64 {
 		gs[j] = math.Sqrt(h) * d * v
 		g[j] = h * d * v
 	}
+	if hk.observe != nil {
+		hk.observe(h, x, gs)
+	}
 	var fill bool
 	if a.step != nil {
 		fill = a.step(gs)
 	} else {
 		fill = a.sketch(gs)
+	}
+	precondition, eta := a.precondition, a.Cfg.Eta
+	if hk.precondition != nil {
+		precondition = hk.precondition
+	}
+	if hk.eta != nil {
+		eta = hk.eta()
 	}
 	if a.Cfg.Dual {
 		for j := range g {
@@ -153,14 +177,14 @@ func (a *ADA) Learn(ex *sparse.Example) float64 {
 		}
 		// β_{t+1} is computed before the doubled buffer's shrink (Alg. 3
 		// line 11 before line 12), so it is kept, not recomputed.
-		pg := a.precondition(a.GBar)
+		pg := precondition(a.GBar)
 		for j := range pg {
-			a.Beta[j] = -a.Cfg.Eta * pg[j]
+			a.Beta[j] = -eta * pg[j]
 		}
 	} else {
-		pg := a.precondition(g)
+		pg := precondition(g)
 		for j := range a.Beta {
-			a.Beta[j] -= a.Cfg.Eta * pg[j]
+			a.Beta[j] -= eta * pg[j]
 		}
 	}
 	switch {

@@ -65,56 +65,20 @@ func (a *DiagADA) precondition(v []float64) []float64 {
 	return out
 }
 
-// Predict returns ex.Initial + β_tᵀx.
-func (a *DiagADA) Predict(ex *sparse.Example) float64 {
-	return ex.Initial + dotv(a.Beta, a.dense(ex))
+// Learn predicts ex, then takes one round with its gradient: ADA's,
+// with N and G_jj counting the example before the sketch takes it, P′ in
+// P's place and η/√N.
+func (a *DiagADA) Learn(ex *sparse.Example) float64 {
+	return a.round(ex, roundHooks{observe: a.observe, precondition: a.precondition, eta: a.Eta})
 }
 
-// Learn predicts ex, then takes one round with its gradient.
-func (a *DiagADA) Learn(ex *sparse.Example) float64 {
-	x := a.dense(ex)
-	h := ex.Weight
-	pred := ex.Initial + dotv(a.Beta, x)
-	d := a.Loss.Deriv(pred, ex.Label)
-	if !(h > 0) || math.IsNaN(d) || math.IsInf(d, 0) {
-		return pred
-	}
+// observe adds the example to N's sums and its sketched gradient to G_jj.
+func (a *DiagADA) observe(h float64, x, gs []float64) {
 	if n := dotv(x, x); n > 0 && !math.IsInf(n, 0) {
 		a.NSum += h * n
 		a.NW += h
 	}
-	gs := make([]float64, len(x))
-	g := make([]float64, len(x))
-	for j, v := range x {
-		gs[j] = math.Sqrt(h) * d * v
-		g[j] = h * d * v
-		a.A[j] += gs[j] * gs[j]
+	for j, v := range gs {
+		a.A[j] += v * v
 	}
-	var fill bool
-	if a.step != nil {
-		fill = a.step(gs)
-	} else {
-		fill = a.sketch(gs)
-	}
-	if a.Cfg.Dual {
-		for j := range g {
-			a.GBar[j] += g[j]
-		}
-		pg := a.precondition(a.GBar)
-		for j, p := range pg {
-			a.Beta[j] = -a.Eta() * p
-		}
-	} else {
-		pg := a.precondition(g)
-		for j := range a.Beta {
-			a.Beta[j] -= a.Eta() * pg[j]
-		}
-	}
-	switch {
-	case fill && a.deferShrink:
-		a.shrinkDue = true
-	case fill:
-		a.shrinkFast()
-	}
-	return pred
 }
