@@ -261,6 +261,7 @@ func ADAUpdate(name string, s *Settings) ada.Update {
 // adaOptions are an FD-adaptive learner's options.
 func adaOptions(s *Settings) model.Options {
 	name := s.ADA
+	n, named := ada.Lookup(name) // ADA-FULL is not one of the named learners
 	u := ADAUpdate(name, s)
 	eta := ADADefaultEta(name, s.ADAScale)
 	if s.given("learning_rate") {
@@ -275,7 +276,7 @@ func adaOptions(s *Settings) model.Options {
 		update = "dual"
 	}
 	o := model.Options{"ada": name, "update": update, "learning_rate": FormatFloat(eta)}
-	if n, ok := ada.Lookup(name); !ok || n.Precond == ada.Delta {
+	if !named || n.Precond == ada.Delta {
 		delta := ada.DefaultDelta(u)
 		if s.Delta != "auto" {
 			delta, _ = strconv.ParseFloat(s.Delta, 64)
@@ -292,7 +293,7 @@ func adaOptions(s *Settings) model.Options {
 		o["m"] = strconv.Itoa(tau)
 	}
 	gate := s.FDGate
-	if n, ok := ada.Lookup(name); ok && n.Precond == ada.Delta && !s.given("fd_gate") {
+	if named && n.Precond == ada.Delta && !s.given("fd_gate") {
 		// The δ form's limit (εδ_t)² is in the units of g²: a default only
 		// on pre-scaled features, where δ grows (ADAGrowGate);
 		// --ada_scale paper stays exact.
@@ -301,43 +302,17 @@ func adaOptions(s *Settings) model.Options {
 			gate = ADAGrowGate
 		}
 	}
-	n, ok := ada.Lookup(name)
-	if ok && n.Buffer == ada.Single && gate != 0 && (n.Precond == ada.Escaped || s.given("fd_gate") || !s.Resume) ||
-		ok && adaSkipsDoubled(name) && gate != 0 && (s.given("fd_gate") || !s.Resume) || s.Resume && s.given("fd_gate") {
+	if named && n.Buffer == ada.Single && gate != 0 && (n.Precond == ada.Escaped || s.given("fd_gate") || !s.Resume) ||
+		named && adaSkipsDoubled(name) && gate != 0 && (s.given("fd_gate") || !s.Resume) || s.Resume && s.given("fd_gate") {
 		// Absent = exact FD (the models before the gate, and --fd_gate 0);
 		// a run that resumes a model states it to be checked, and one that
 		// does not takes the model's.
 		o["fd_gate"] = FormatFloat(gate)
 	}
-	if o["fd_gate"] != "" && o["fd_gate"] != "0" && !s.Resume {
-		// Absent: no skips, the models before them.
-		switch name {
-		case "sada", "sada_fast":
-			o["ada_skip"] = FormatFloat(ADASkip)
-		case "ftfsl":
-			o["ada_skip"] = FormatFloat(ADADualSkip)
-		case "ftsl":
-			if s.ADAScale != "paper" {
-				// Absent: no projected steps, the models before them.
-				o["ada_project"] = FormatFloat(ADAProject)
-			}
-		}
-		if (name == "ftsl" || name == "ftfsl") && s.ADAScale != "paper" {
-			// Absent: the dual-averaging product afresh every example.
-			o["ada_dual_cache"] = "1"
-		}
+	if named && !s.Resume {
+		adaStateOptions(o, n, s.ADAScale)
 	}
-	if _, ok := ada.Lookup(name); ok && s.ADAScale != "paper" && !s.Resume {
-		// The per-coordinate completion (ada.Config.Diag); absent: none,
-		// the models before it and --ada_scale paper.
-		o["ada_diag"] = "1"
-		if n, _ := ada.Lookup(name); n.Precond == ada.Delta {
-			// The δ form's growing δ_t (ada.Config.Grow); absent: δ
-			// fixed, the models before it and --ada_scale paper.
-			o["ada_grow"] = "1"
-		}
-	}
-	if n, ok := ada.Lookup(name); ok && n.Buffer == ada.Doubled {
+	if named && n.Buffer == ada.Doubled {
 		// The doubled buffer's Z row cap (ada.DoubledRowCap); a model
 		// without it has the 3τ of the models before it.
 		o["row_cap"] = strconv.Itoa(ada.DoubledRowCap(tau))
@@ -348,6 +323,37 @@ func adaOptions(s *Settings) model.Options {
 		o["ada_scale"] = s.ADAScale
 	}
 	return o
+}
+
+// adaStateOptions adds to a new model's options o (its gate already in
+// them) the state beyond the papers' that the named learner n keeps at
+// --ada_scale scale. Each is absent in the models before it, which load
+// and resume without it.
+func adaStateOptions(o model.Options, n ada.Named, scale string) {
+	auto := scale != "paper"
+	if o["fd_gate"] != "" && o["fd_gate"] != "0" {
+		switch n.Name {
+		case "sada", "sada_fast":
+			o["ada_skip"] = FormatFloat(ADASkip) // the skips
+		case "ftfsl":
+			o["ada_skip"] = FormatFloat(ADADualSkip)
+		case "ftsl":
+			if auto {
+				o["ada_project"] = FormatFloat(ADAProject) // the projected steps
+			}
+		}
+		if (n.Name == "ftsl" || n.Name == "ftfsl") && auto {
+			o["ada_dual_cache"] = "1" // the carried dual-averaging product
+		}
+	}
+	if auto {
+		// The per-coordinate completion (ada.Config.Diag) and the δ
+		// form's growing δ_t (ada.Config.Grow).
+		o["ada_diag"] = "1"
+		if n.Precond == ada.Delta {
+			o["ada_grow"] = "1"
+		}
+	}
 }
 
 // shampooOptions are FTSL-Shampoo's options.
