@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 
 	"github.com/sparseson/sparseson/fd"
 	"github.com/sparseson/sparseson/internal/linalg"
@@ -243,6 +244,7 @@ func dotW(w, u, t []float64) (s float64) {
 
 // Predict implements sparse.Learner.
 func (a *Learner) Predict(ex *sparse.Example) float64 {
+	defer runtime.KeepAlive(a)
 	bx, z, _ := a.sp.Begin(ex, false)
 	return ex.Initial + a.score(bx, z) + a.diagBegin()
 }
@@ -266,6 +268,7 @@ func loadDualCache(r *model.Reader, cfg Config) (ok bool, t []float64, err error
 
 // Learn implements sparse.Learner: one round of the configured algorithm.
 func (a *Learner) Learn(ex *sparse.Example) float64 {
+	defer runtime.KeepAlive(a)
 	bx, z, n := a.sp.Begin(ex, true)
 	pred := ex.Initial + a.score(bx, z) + a.diagBegin()
 	h := ex.Weight
@@ -326,6 +329,7 @@ func (a *Learner) Rejected() int { return a.sp.Refused() }
 
 // Weights implements sparse.Learner: β_j for every feature seen.
 func (a *Learner) Weights(fn func(slot uint32, w float64)) {
+	defer runtime.KeepAlive(a)
 	if a.cfg.Update == Mirror {
 		b := a.sp.B()
 		a.sp.Columns(func(slot uint32, bbar float64, z []float64) {
@@ -348,6 +352,7 @@ func (a *Learner) Weights(fn func(slot uint32, w float64)) {
 // the sketch (ρ_{1:t} is the sketch's); the configuration is the model's
 // options.
 func (a *Learner) Save(w *model.Writer) error {
+	defer runtime.KeepAlive(a)
 	if a.cfg.savesSkips() {
 		w.Float64(a.skipMass)
 	}
@@ -365,6 +370,7 @@ func (a *Learner) Save(w *model.Writer) error {
 
 // Report implements sparse.Reporter.
 func (a *Learner) Report(w io.Writer) {
+	defer runtime.KeepAlive(a)
 	a.sp.Report(w)
 	c, _ := a.coefficients()
 	fmt.Fprintf(w, "%s: ρ_{1:t} = %.6g, outside the sketch P = %.6g·I, steps refused = %d\n", a.cfg.Name(), a.sk.SumRho(), c, a.sp.Refused())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"sort"
 
 	"github.com/sparseson/sparseson/fd"
@@ -160,12 +161,14 @@ func (f *Full) score(ex *sparse.Example) float64 {
 
 // Predict implements sparse.Learner.
 func (f *Full) Predict(ex *sparse.Example) float64 {
+	defer runtime.KeepAlive(f)
 	f.look(ex, false)
 	return ex.Initial + f.score(ex)
 }
 
 // Learn implements sparse.Learner.
 func (f *Full) Learn(ex *sparse.Example) float64 {
+	defer runtime.KeepAlive(f)
 	f.look(ex, true)
 	pred := ex.Initial + f.score(ex)
 	h := ex.Weight
@@ -358,6 +361,7 @@ func denseArrow(d, z []float64, kap float64, lam, u []float64) {
 
 // Weights implements sparse.Learner.
 func (f *Full) Weights(fn func(slot uint32, w float64)) {
+	defer runtime.KeepAlive(f)
 	rows := f.tab.Rows
 	if f.cfg.Update == Mirror {
 		for j, key := range f.tab.Keys {
@@ -378,6 +382,7 @@ func (f *Full) Weights(fn func(slot uint32, w float64)) {
 
 // Save implements sparse.Learner.
 func (f *Full) Save(w *model.Writer) error {
+	defer runtime.KeepAlive(f)
 	k, r := f.tab.Len(), f.rank()
 	w.Float64(f.t)
 	w.Uint64(uint64(f.dsyev))
@@ -435,6 +440,7 @@ func LoadFull(r *model.Reader, cfg Config, l loss.Loss) (*Full, error) {
 
 // Report implements sparse.Reporter.
 func (f *Full) Report(w io.Writer) {
+	defer runtime.KeepAlive(f)
 	sparse.ReportSpectrum(w, "eigenvalues of G_t", f.lam[:min(len(f.lam), 20)], 0)
 	fmt.Fprintf(w, "ADA-FULL: rank %d over %d slots, arrowheads decomposed by Dsyev = %d, steps refused = %d\n", f.rank(), f.tab.Len(), f.dsyev, f.refused)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
@@ -150,6 +151,7 @@ func (p *Prescaled) Inner() sparse.Learner { return p.inner }
 
 // Scale returns s_j of slot (0 for a feature not seen in training).
 func (p *Prescaled) Scale(slot uint32) float64 {
+	defer runtime.KeepAlive(p)
 	if p.split != nil {
 		return p.split.Scale(slot)
 	}
@@ -255,6 +257,7 @@ func (s *prescaler) scale(r int) float64 {
 
 // Predict implements sparse.Learner.
 func (p *Prescaled) Predict(ex *sparse.Example) float64 {
+	defer runtime.KeepAlive(p)
 	if p.split != nil {
 		return p.inner.Predict(ex) // the split scales x
 	}
@@ -263,6 +266,7 @@ func (p *Prescaled) Predict(ex *sparse.Example) float64 {
 
 // Learn implements sparse.Learner.
 func (p *Prescaled) Learn(ex *sparse.Example) float64 {
+	defer runtime.KeepAlive(p)
 	if p.split != nil {
 		return p.inner.Learn(ex)
 	}
@@ -272,6 +276,7 @@ func (p *Prescaled) Learn(ex *sparse.Example) float64 {
 // Weights implements sparse.Learner: the weights in the raw features'
 // units, which predict as the learner does.
 func (p *Prescaled) Weights(fn func(slot uint32, w float64)) {
+	defer runtime.KeepAlive(p)
 	p.inner.Weights(func(slot uint32, w float64) { fn(slot, p.raw(slot, w)) })
 }
 
@@ -279,6 +284,7 @@ func (p *Prescaled) Weights(fn func(slot uint32, w float64)) {
 // the order they got their first value, and their sums Σx_j², n_j), then
 // the wrapped learner.
 func (p *Prescaled) Save(w *model.Writer) error {
+	defer runtime.KeepAlive(p)
 	if p.split != nil {
 		keys, sums := p.split.Scales()
 		w.Uint32s(keys)
@@ -292,6 +298,7 @@ func (p *Prescaled) Save(w *model.Writer) error {
 
 // Rejected counts the wrapped learner's refused steps (the CLI's warning).
 func (p *Prescaled) Rejected() int {
+	defer runtime.KeepAlive(p)
 	if r, ok := p.inner.(interface{ Rejected() int }); ok {
 		return r.Rejected()
 	}
@@ -300,6 +307,7 @@ func (p *Prescaled) Rejected() int {
 
 // Report implements sparse.Reporter.
 func (p *Prescaled) Report(w io.Writer) {
+	defer runtime.KeepAlive(p)
 	if r, ok := p.inner.(sparse.Reporter); ok {
 		r.Report(w)
 	}
@@ -357,10 +365,12 @@ func (p *PrescaledMulticlass) Scores(s []float64) { p.mc.Scores(s) }
 
 // ClassWeights implements sparse.Multiclass, in the raw features' units.
 func (p *PrescaledMulticlass) ClassWeights(k int, fn func(slot uint32, w float64)) {
+	defer runtime.KeepAlive(p)
 	p.mc.ClassWeights(k, func(slot uint32, w float64) { fn(slot, p.raw(slot, w)) })
 }
 
 // ClassSlotWeight is class k's weight at slot, in the raw features' units.
 func (p *PrescaledMulticlass) ClassSlotWeight(k int, slot uint32) float64 {
+	defer runtime.KeepAlive(p)
 	return p.raw(slot, p.mc.ClassSlotWeight(k, slot))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 
 	"github.com/sparseson/sparseson/fd"
 	"github.com/sparseson/sparseson/internal/linalg"
@@ -260,7 +261,10 @@ func (m *Shampoo) Sketch() *fd.Sketch { return m.sk }
 func (m *Shampoo) Split() *son.Split { return m.sp }
 
 // Rho returns the escaped masses ρL_{1:t} and ρR_{1:t}.
-func (m *Shampoo) Rho() (left, right float64) { return m.left.rho, m.sk.SumRho() }
+func (m *Shampoo) Rho() (left, right float64) {
+	defer runtime.KeepAlive(m)
+	return m.left.rho, m.sk.SumRho()
+}
 
 // lookup resolves ex's features (creating rows if create), computes
 // u = Ḡx and returns z = Z·x and ‖x‖².
@@ -364,6 +368,7 @@ func (m *Shampoo) score(x []float64, z []float64) int {
 
 // Predict implements sparse.Learner: the predicted class.
 func (m *Shampoo) Predict(ex *sparse.Example) float64 {
+	defer runtime.KeepAlive(m)
 	z, _ := m.lookup(ex, false)
 	return float64(m.score(ex.Val, z))
 }
@@ -381,6 +386,7 @@ const maxKappa = 1e200
 // then one round of Alg. 5. An example whose label is not a class in 1…K
 // is predicted only.
 func (m *Shampoo) Learn(ex *sparse.Example) float64 {
+	defer runtime.KeepAlive(m)
 	y := int(ex.Label)
 	if float64(y) != ex.Label || y < 1 || y > m.k {
 		return m.Predict(ex)
@@ -482,6 +488,7 @@ func (m *Shampoo) classRow(k int) (ell, qv []float64, cr float64) {
 // ClassWeights implements sparse.Multiclass: row k of W, O(K² + p²) and then
 // O(K + p) per feature seen.
 func (m *Shampoo) ClassWeights(k int, fn func(slot uint32, w float64)) {
+	defer runtime.KeepAlive(m)
 	K := m.k
 	ell, qv, cr := m.classRow(k)
 	eta := m.eta()
@@ -497,6 +504,7 @@ func (m *Shampoo) ClassWeights(k int, fn func(slot uint32, w float64)) {
 // --audit's lookup, without a sweep and without touching the last
 // example's scores.
 func (m *Shampoo) ClassSlotWeight(k int, slot uint32) float64 {
+	defer runtime.KeepAlive(m)
 	z := make([]float64, m.sk.MaxRows())
 	r := m.sp.Column(slot, z)
 	if r < 0 {
@@ -514,6 +522,7 @@ func (m *Shampoo) Scores(s []float64) { copy(s, m.s) }
 // Weights implements sparse.Learner: every class's weights, class after
 // class.
 func (m *Shampoo) Weights(fn func(slot uint32, w float64)) {
+	defer runtime.KeepAlive(m)
 	for c := 1; c <= m.k; c++ {
 		m.ClassWeights(c, fn)
 	}
@@ -523,6 +532,7 @@ func (m *Shampoo) Weights(fn func(slot uint32, w float64)) {
 // the completion's state, then the split table with the right sketch
 // (which must come last).
 func (m *Shampoo) Save(w *model.Writer) error {
+	defer runtime.KeepAlive(m)
 	m.saveHead(w)
 	m.saveDiag(w)
 	return m.sp.Save(w)
@@ -592,6 +602,7 @@ func LoadShampoo(r *model.Reader, cfg ShampooConfig) (*Shampoo, error) {
 
 // Report implements sparse.Reporter.
 func (m *Shampoo) Report(w io.Writer) {
+	defer runtime.KeepAlive(m)
 	m.sp.Report(w)
 	left := fmt.Sprintf("τ_L = %d", m.cfg.LeftTau)
 	if m.cfg.LeftTau == 0 || m.cfg.LeftTau > m.k {

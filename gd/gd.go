@@ -3,6 +3,7 @@ package gd
 import (
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
@@ -122,6 +123,7 @@ func RowFloats(cfg Config) int {
 
 // Predict implements sparse.Learner.
 func (g *GD) Predict(ex *sparse.Example) float64 {
+	defer runtime.KeepAlive(g)
 	if g.cfg.Dual {
 		return g.predictDual(ex)
 	}
@@ -143,6 +145,7 @@ func (g *GD) Predict(ex *sparse.Example) float64 {
 
 // Learn implements sparse.Learner.
 func (g *GD) Learn(ex *sparse.Example) float64 {
+	defer runtime.KeepAlive(g)
 	if g.cfg.Dual {
 		return g.learnDual(ex)
 	}
@@ -319,6 +322,7 @@ func (g *GD) syncScale() {
 
 // Weights implements sparse.Learner.
 func (g *GD) Weights(fn func(slot uint32, w float64)) {
+	defer runtime.KeepAlive(g)
 	if g.cfg.Dual {
 		for r, k := range g.tab.Keys {
 			fn(k, g.dualWeight(r*g.stride))
@@ -336,6 +340,7 @@ func (g *GD) Weights(fn func(slot uint32, w float64)) {
 
 // Save implements sparse.Learner.
 func (g *GD) Save(w *model.Writer) error {
+	defer runtime.KeepAlive(g)
 	for _, v := range []float64{g.scale, g.t, g.normSum, g.totalWeight} {
 		w.Float64(v)
 	}

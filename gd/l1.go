@@ -3,6 +3,7 @@ package gd
 import (
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/sparseson/sparseson/sparse"
 )
@@ -73,6 +74,7 @@ func (g *GD) addGravity(eta float64) {
 // SlotWeight returns the weight the model applies at slot (0 if the slot
 // has never been seen), in O(1): --audit's lookup.
 func (g *GD) SlotWeight(slot uint32) float64 {
+	defer runtime.KeepAlive(g)
 	r := g.tab.Find(slot)
 	if r < 0 {
 		return 0
@@ -90,6 +92,7 @@ func (g *GD) SlotWeight(slot uint32) float64 {
 // ClassSlotWeight returns class k's weight at slot (0 if unseen): --audit's
 // lookup for the softmax model.
 func (m *Softmax) ClassSlotWeight(k int, slot uint32) float64 {
+	defer runtime.KeepAlive(m)
 	r := m.tab.Find(slot)
 	if r < 0 {
 		return 0

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/sparse"
@@ -39,6 +40,8 @@ import (
 // NASA's steps (nasa.go) keep per-feature running means of the gradient,
 // not sums, and are refused.
 func (g *GD) Merge(a *sparse.MergeArgs) error {
+	defer runtime.KeepAlive(g)
+	defer runtime.KeepAlive(a) // the parts: their tables are read to the end
 	parts, tabs, base, err := g.mergeParts(a)
 	if err != nil {
 		return err
@@ -167,6 +170,8 @@ func (g *GD) Rekey(f func(slot uint32) uint32) error { return g.tab.Rekey(f) }
 // summed, the feature scale N_j the largest, counts and normalisation sums
 // added.
 func (m *Softmax) Merge(a *sparse.MergeArgs) error {
+	defer runtime.KeepAlive(m)
+	defer runtime.KeepAlive(a) // the parts: their tables are read to the end
 	parts, tabs, base, err := m.mergeParts(a)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
@@ -134,6 +135,7 @@ func (m *Softmax) scores(ex *sparse.Example) int {
 
 // Predict implements sparse.Learner: the predicted class.
 func (m *Softmax) Predict(ex *sparse.Example) float64 {
+	defer runtime.KeepAlive(m)
 	m.rows = m.rows[:0]
 	for _, slot := range ex.Idx {
 		r := m.tab.Find(slot)
@@ -149,6 +151,7 @@ func (m *Softmax) Predict(ex *sparse.Example) float64 {
 // then one step on −log p_y. An example whose label is not a class in 1…K
 // is predicted only.
 func (m *Softmax) Learn(ex *sparse.Example) float64 {
+	defer runtime.KeepAlive(m)
 	y := int(ex.Label)
 	if float64(y) != ex.Label || y < 1 || y > m.k {
 		return m.Predict(ex)
@@ -311,6 +314,7 @@ func (m *Softmax) Probabilities(p []float64) { copy(p, m.p) }
 
 // ClassWeights implements sparse.Multiclass.
 func (m *Softmax) ClassWeights(k int, fn func(slot uint32, w float64)) {
+	defer runtime.KeepAlive(m)
 	st := m.stride()
 	for r, key := range m.tab.Keys {
 		fn(key, m.scale*m.tab.Rows[r*st+k])
@@ -320,6 +324,7 @@ func (m *Softmax) ClassWeights(k int, fn func(slot uint32, w float64)) {
 // Weights implements sparse.Learner: every class's weights, class after
 // class.
 func (m *Softmax) Weights(fn func(slot uint32, w float64)) {
+	defer runtime.KeepAlive(m)
 	for c := 1; c <= m.k; c++ {
 		m.ClassWeights(c, fn)
 	}
@@ -327,6 +332,7 @@ func (m *Softmax) Weights(fn func(slot uint32, w float64)) {
 
 // Save implements sparse.Learner.
 func (m *Softmax) Save(w *model.Writer) error {
+	defer runtime.KeepAlive(m)
 	w.Uint32(uint32(m.k))
 	for _, v := range []float64{m.scale, m.t, m.normSum, m.totalWeight} {
 		w.Float64(v)

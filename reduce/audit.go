@@ -2,6 +2,7 @@ package reduce
 
 import (
 	"math"
+	"runtime"
 
 	"github.com/sparseson/sparseson/sparse"
 )
@@ -47,6 +48,7 @@ func SlotWeight(l sparse.Learner, slot uint32) float64 {
 // ClassSlotWeight implements ClassSlotWeigher: class k's base at OAA's
 // number for slot.
 func (o *OAA) ClassSlotWeight(k int, slot uint32) float64 {
+	defer runtime.KeepAlive(o)
 	id := o.ids.Find(slot)
 	if id < 0 {
 		return 0

@@ -18,6 +18,8 @@ import (
 // changed by the merge and must not be used after it. Bases that cannot
 // be renumbered or merged are refused with the base's reason.
 func (o *OAA) Merge(a *sparse.MergeArgs) error {
+	defer runtime.KeepAlive(o)
+	defer runtime.KeepAlive(a) // the parts: their tables are read to the end
 	if o.ids.Len() != 0 {
 		return errors.New("merge: the receiving OAA model is not new")
 	}

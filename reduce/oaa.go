@@ -145,6 +145,7 @@ func (o *OAA) number(ex *sparse.Example) []uint32 {
 
 // Predict implements sparse.Learner: the predicted class.
 func (o *OAA) Predict(ex *sparse.Example) float64 {
+	defer runtime.KeepAlive(o)
 	slots := o.number(ex)
 	o.par.each(ex, 0)
 	ex.Idx = slots
@@ -154,6 +155,7 @@ func (o *OAA) Predict(ex *sparse.Example) float64 {
 // Learn implements sparse.Learner: the progressive prediction (the class
 // the bases predicted before this example), then each base learns ±1.
 func (o *OAA) Learn(ex *sparse.Example) float64 {
+	defer runtime.KeepAlive(o)
 	y := ex.Label
 	c := int(y)
 	if float64(c) != y || c < 1 || c > len(o.bases) {
@@ -181,7 +183,10 @@ func argmax(s []float64) int {
 // does: each base's logistic 1/(1 + e^−s) of its score (clamped to
 // [−50, 50], logistic loss's range), normalised to sum 1. They are
 // probabilities when the bases were trained with logistic loss.
-func (o *OAA) Probabilities(p []float64) { probabilities(o.scores, p) }
+func (o *OAA) Probabilities(p []float64) {
+	defer runtime.KeepAlive(o)
+	probabilities(o.scores, p)
+}
 
 // probabilities writes the normalised logistics of the scores into p.
 func probabilities(scores, p []float64) {
@@ -208,6 +213,7 @@ func probabilities(scores, p []float64) {
 // Save implements sparse.Learner: K, the slots in the order of their
 // numbers, then each base as its own part.
 func (o *OAA) Save(w *model.Writer) error {
+	defer runtime.KeepAlive(o)
 	w.Uint32(uint32(len(o.bases)))
 	w.Uint32s(o.ids.Keys)
 	for k, b := range o.bases {
@@ -221,6 +227,7 @@ func (o *OAA) Save(w *model.Writer) error {
 // Weights implements sparse.Learner: every class's weights, class after
 // class (a slot appears once per class that has seen it).
 func (o *OAA) Weights(fn func(slot uint32, w float64)) {
+	defer runtime.KeepAlive(o)
 	for k := range o.bases {
 		o.ClassWeights(k+1, fn)
 	}
@@ -228,12 +235,14 @@ func (o *OAA) Weights(fn func(slot uint32, w float64)) {
 
 // ClassWeights implements sparse.Multiclass.
 func (o *OAA) ClassWeights(k int, fn func(slot uint32, w float64)) {
+	defer runtime.KeepAlive(o)
 	o.bases[k-1].Weights(func(id uint32, w float64) { fn(o.ids.Keys[id], w) })
 }
 
 // Report implements sparse.Reporter: each class's report, if the bases
 // have one.
 func (o *OAA) Report(w io.Writer) {
+	defer runtime.KeepAlive(o)
 	for k, b := range o.bases {
 		if r, ok := b.(sparse.Reporter); ok {
 			fmt.Fprintf(w, "class %d:\n", k+1)
@@ -245,6 +254,7 @@ func (o *OAA) Report(w io.Writer) {
 // Rejected sums the steps the bases refused as numerically out of range
 // (the SON core's count).
 func (o *OAA) Rejected() int {
+	defer runtime.KeepAlive(o)
 	n := 0
 	for _, b := range o.bases {
 		if r, ok := b.(interface{ Rejected() int }); ok {

@@ -1,6 +1,7 @@
 package reduce
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -37,6 +38,7 @@ type batchState struct {
 // (len(out) ≥ len(exs)). The examples are left as they were. After it,
 // Probabilities gives the last example's; BatchProbabilities any one's.
 func (o *OAA) LearnBatch(exs []sparse.Example, out []float64) {
+	defer runtime.KeepAlive(o)
 	if len(exs) == 0 {
 		return
 	}
@@ -139,6 +141,7 @@ func (o *OAA) batchThread(b *batchState, t, n int) {
 // BatchProbabilities writes example j's class probabilities of the last
 // LearnBatch into p (len K), as Probabilities does after Learn.
 func (o *OAA) BatchProbabilities(j int, p []float64) {
+	defer runtime.KeepAlive(o)
 	k := len(o.bases)
 	probabilities(o.batch.scores[j*k:j*k+k], p)
 }

@@ -275,6 +275,7 @@ func (o *oaaCore) span(ex *sparse.Example, lo, hi, c int) {
 // SetCores sets how many cores learn an example's classes (at least 1; the
 // default is GOMAXPROCS). Results do not depend on it.
 func (o *OAA) SetCores(n int) {
+	defer runtime.KeepAlive(o)
 	stopParallel(o.par)
 	o.par = newParallel(o.par.o, n)
 	runtime.AddCleanup(o, stopParallel, o.par)

@@ -2,6 +2,7 @@ package son
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
@@ -67,7 +68,9 @@ func LoadSplitWith(r *model.Reader, bits uint, sk sparse.Sketch, o SplitOptions)
 // state, which only a prediction has), the values the core learns on (x̃
 // in an RMS split, else x) and the auxiliary columns' offset from an
 // offset in offs (negative: they precede w̄_j in the row; column k of
-// feature i is rows[offs[i]+col+k]). All are valid until the next Begin.
+// feature i is rows[offs[i]+col+k]). All are valid until the next Begin,
+// and rows only while p is reachable: it may be memory the table unmaps
+// when collected (sparse.Table).
 func (p *Split) Aux() (rows []float64, offs []int, xt []float64, col int) {
 	s := p.s
 	return s.tab.Rows, s.offs, s.xt[:len(s.offs)], s.aOff
@@ -85,8 +88,10 @@ func (p *Split) AuxDot() (float64, bool) {
 	return s.dot, s.dotOff != 0
 }
 
-// AuxOf is slot's auxiliary columns (nil for a slot without state).
+// AuxOf is slot's auxiliary columns (nil for a slot without state), a
+// slice of the table's rows: valid while p is reachable (sparse.Table).
 func (p *Split) AuxOf(slot uint32) []float64 {
+	defer runtime.KeepAlive(p)
 	s := p.s
 	r := s.tab.Find(slot)
 	if r < 0 || s.aOff == 0 {
@@ -99,6 +104,7 @@ func (p *Split) AuxOf(slot uint32) []float64 {
 // AuxRows calls fn for every slot with state, in first-seen order (the
 // order Columns and Save use), with its auxiliary columns.
 func (p *Split) AuxRows(fn func(slot uint32, aux []float64)) {
+	defer runtime.KeepAlive(p)
 	s := p.s
 	if s.aOff == 0 {
 		return
@@ -113,6 +119,7 @@ func (p *Split) AuxRows(fn func(slot uint32, aux []float64)) {
 // vals holds Config.Aux values for each of keys, which must name every
 // slot with state once, in any order.
 func (p *Split) SetAux(keys []uint32, vals []float64) error {
+	defer runtime.KeepAlive(p)
 	s := p.s
 	na := s.cfg.Aux
 	if na == 0 {

@@ -2,6 +2,7 @@ package son
 
 import (
 	"math"
+	"runtime"
 
 	"github.com/sparseson/sparseson/sparse"
 )
@@ -25,6 +26,7 @@ type Diagnostics struct {
 // Diagnose measures the learner's numerical health, O(d·p²) for d
 // features seen: a diagnostic for long runs, not for the learning path.
 func (s *Learner) Diagnose() Diagnostics {
+	defer runtime.KeepAlive(s)
 	p := len(s.st.Z)
 	dg := Diagnostics{Rows: p, KDrift: -1, Ortho: -1}
 	if p == 0 {

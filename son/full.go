@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
@@ -178,12 +179,14 @@ func (f *Full) ux() (v float64) {
 // Predict implements sparse.Learner: clip(uᵀx̃, ±C) + initial, the prediction
 // Learn would make (the projection of Lemma 1 only clips uᵀx̃).
 func (f *Full) Predict(ex *sparse.Example) float64 {
+	defer runtime.KeepAlive(f)
 	f.resolve(ex, false)
 	return ex.Initial + clip(f.ux(), f.cfg.C)
 }
 
 // Learn implements sparse.Learner: one round of Eq. 1–2.
 func (f *Full) Learn(ex *sparse.Example) float64 {
+	defer runtime.KeepAlive(f)
 	n := f.resolve(ex, true)
 	k := f.tab.Len()
 	// y = A_{t−1}⁻¹x̃ = Σ_{i∈I} x̃_i·(row i of A⁻¹) (A⁻¹ is symmetric), q = x̃ᵀy.
@@ -313,6 +316,7 @@ func (f *Full) mulAinv(y []float64) {
 // never seen — A⁻¹ never couples them to the rest — so these are all the
 // slots whose weight can be non-zero; some of the reported ones may be 0.
 func (f *Full) Weights(fn func(slot uint32, w float64)) {
+	defer runtime.KeepAlive(f)
 	rows := f.tab.Rows
 	for r, key := range f.tab.Keys {
 		w := rows[2*r]
@@ -326,6 +330,7 @@ func (f *Full) Weights(fn func(slot uint32, w float64)) {
 // Ainv returns a copy of the live k×k block of A⁻¹ (row-major, rows in
 // first-seen order of the slots) and the slots (tests, diagnostics).
 func (f *Full) Ainv() (inv []float64, slots []uint32) {
+	defer runtime.KeepAlive(f)
 	k, cp := f.tab.Len(), f.cap
 	inv = make([]float64, k*k)
 	for i := 0; i < k; i++ {
@@ -337,6 +342,7 @@ func (f *Full) Ainv() (inv []float64, slots []uint32) {
 // Save implements sparse.Learner: t, the seen slots with [u_j, D_j − 0.1], and
 // the live block of A⁻¹.
 func (f *Full) Save(w *model.Writer) error {
+	defer runtime.KeepAlive(f)
 	w.Float64(f.t)
 	w.Uint64(uint64(f.clamp))
 	w.Uint32s(f.tab.Keys)

@@ -1,6 +1,9 @@
 package son
 
-import "github.com/sparseson/sparseson/internal/linalg"
+import (
+	"github.com/sparseson/sparseson/internal/linalg"
+	"runtime"
+)
 
 // The Host side of the SON core: the operations a sketch may ask for on Z,
 // each keeping w = w̄ + Zᵀb unchanged (docs/algorithms.md §2, P3) and keeping
@@ -14,6 +17,7 @@ import "github.com/sparseson/sparseson/internal/linalg"
 // A deferred weight step (deferStep) is written in the same pass, first,
 // and the pass leaves Σ_I w̄_j² for the fold guard.
 func (s *Learner) Absorb(delta []float64) {
+	defer runtime.KeepAlive(s)
 	p := len(s.st.Z)
 	delta = delta[:p]
 	c := s.c
@@ -41,6 +45,7 @@ func (s *Learner) Absorb(delta []float64) {
 
 // Append adds ĝᵀ as row p of Z; b gains a zero, z gains ĝ·x̃ = c‖x̃‖².
 func (s *Learner) Append() {
+	defer runtime.KeepAlive(s)
 	s.settle()
 	p := len(s.st.Z)
 	if p >= s.pmax {
@@ -62,6 +67,7 @@ func (s *Learner) Append() {
 // and re-measures ‖w‖ = ‖w̄‖ for the cancellation guard; deferred
 // (lazy.go) it records a generation step and keeps ‖w̄‖² exact through K.
 func (s *Learner) Fold() {
+	defer runtime.KeepAlive(s)
 	s.settle()
 	s.sqOK = false
 	p := len(s.st.Z)
@@ -96,6 +102,7 @@ func (s *Learner) Fold() {
 // Gram matrix ZZᵀ. Rows of Z at or beyond the new count are zeroed, which
 // Append relies on. b must be zero (Fold first).
 func (s *Learner) Transform(T []float64, nr int, gram []float64) {
+	defer runtime.KeepAlive(s)
 	s.settle()
 	s.sqOK = false
 	p := len(s.st.Z)

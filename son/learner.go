@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"runtime"
 
 	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
@@ -507,6 +508,7 @@ func clip(y, C float64) float64 { return math.Max(-C, math.Min(C, y)) }
 // Predict implements sparse.Learner: the score training would predict next,
 // clip(uᵀx̃, ±C), since the projection of Lemma 1 only clips uᵀx.
 func (s *Learner) Predict(ex *sparse.Example) float64 {
+	defer runtime.KeepAlive(s)
 	s.resolve(ex)
 	p := len(s.st.Z)
 	wx, _ := s.zx(p)
@@ -591,6 +593,7 @@ func (s *Learner) resolveZ(ex *sparse.Example, p int) (n, wx, wsq float64) {
 
 // Learn implements sparse.Learner: one round of Alg. 1 in the split form.
 func (s *Learner) Learn(ex *sparse.Example) float64 {
+	defer runtime.KeepAlive(s)
 	p := len(s.st.Z)
 	n, wx, oldsq := s.resolveZ(ex, p)
 	z := s.z[:p]
@@ -760,6 +763,7 @@ const pinvResidual = 1e-9
 
 // Weights implements sparse.Learner: w_j = (w̄_j + Z_jᵀb)/√D_j in the raw space.
 func (s *Learner) Weights(fn func(slot uint32, w float64)) {
+	defer runtime.KeepAlive(s)
 	p := len(s.st.Z)
 	rows := s.tab.Rows
 	wz := make([]float64, 1+s.pmax)
@@ -777,6 +781,7 @@ func (s *Learner) Weights(fn func(slot uint32, w float64)) {
 // ZColumn returns a copy of Z's live entries for slot, or nil if the slot
 // has never been seen (diagnostics and tests).
 func (s *Learner) ZColumn(slot uint32) []float64 {
+	defer runtime.KeepAlive(s)
 	r := s.tab.Find(slot)
 	if r < 0 {
 		return nil
@@ -798,6 +803,7 @@ func (s *Learner) Rejected() int { return s.rejected }
 
 // Report implements sparse.Reporter: the sketch's report plus the core's counts.
 func (s *Learner) Report(w io.Writer) {
+	defer runtime.KeepAlive(s)
 	s.sk.Report(w, s.sumG2)
 	fmt.Fprintf(w, "folds of Zᵀb into w̄ = %d, features with state = %d, steps refused = %d\n", s.folds, s.tab.Len(), s.rejected)
 	if s.cfg.Scaled {

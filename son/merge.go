@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/sparse"
@@ -71,6 +72,8 @@ import (
 // the sums are the blocks' in block order, so the result does not depend
 // on the number of cores.
 func (s *Learner) Merge(a *sparse.MergeArgs) error {
+	defer runtime.KeepAlive(s)
+	defer runtime.KeepAlive(a) // the parts: their tables are read to the end
 	m, err := s.newMerge(a)
 	if err != nil {
 		return err

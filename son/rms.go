@@ -3,6 +3,7 @@ package son
 import (
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
@@ -187,6 +188,7 @@ func LoadRMSSplit(r *model.Reader, bits uint, sk sparse.Sketch) (*Split, error) 
 // Scale is s_j of slot: 0 for a feature without a training value (or a
 // split without RMS).
 func (p *Split) Scale(slot uint32) float64 {
+	defer runtime.KeepAlive(p)
 	return p.s.rmsScale(p.s.tab.Find(slot))
 }
 
@@ -197,6 +199,7 @@ func (p *Split) Scaled() int { return len(p.s.rmsOrder) }
 // first training value, and their sums [Σx_j², n_j] one pair each: the
 // table package ada's Prescaled keeps as a wrapper, and saves.
 func (p *Split) Scales() (keys []uint32, sums []float64) {
+	defer runtime.KeepAlive(p)
 	s := p.s
 	keys = make([]uint32, len(s.rmsOrder))
 	sums = make([]float64, 0, 2*len(s.rmsOrder))
@@ -212,6 +215,7 @@ func (p *Split) Scales() (keys []uint32, sums []float64) {
 // split without any: every slot must have state, and appear once, with
 // Σx² > 0 and n ≥ 1 finite.
 func (p *Split) SetScales(keys []uint32, sums []float64) error {
+	defer runtime.KeepAlive(p)
 	s := p.s
 	if s.rOff == 0 || len(s.rmsOrder) > 0 {
 		return fmt.Errorf("son: SetScales on a split that is not RMS or has scales")

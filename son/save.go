@@ -2,6 +2,7 @@ package son
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
@@ -13,6 +14,7 @@ import (
 // the sketch's, so a loaded model predicts and trains on exactly as if it
 // had never stopped.
 func (s *Learner) Save(w *model.Writer) error {
+	defer runtime.KeepAlive(s)
 	w.Float64(s.t)
 	w.Float64(s.sumG2)
 	w.Float64(s.wsq)

@@ -3,6 +3,7 @@ package son
 import (
 	"io"
 	"math"
+	"runtime"
 
 	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
@@ -69,6 +70,7 @@ func (p *Split) Save(w *model.Writer) error { return p.s.Save(w) }
 // otherwise they count as zero) and returns β̄·x, z = Z·x (len Rows(), valid
 // until the next call) and ‖x‖².
 func (p *Split) Begin(ex *sparse.Example, create bool) (bx float64, z []float64, n float64) {
+	defer runtime.KeepAlive(p)
 	s := p.s
 	k := len(s.st.Z)
 	if create {
@@ -91,6 +93,7 @@ func (p *Split) Begin(ex *sparse.Example, create bool) (bx float64, z []float64,
 // Sketch adds ĝ = c·x (x from Begin) to the sketch and returns
 // z = Z_t·x for the new Z; β is unchanged. A non-finite c is ignored.
 func (p *Split) Sketch(c float64) []float64 {
+	defer runtime.KeepAlive(p)
 	s := p.s
 	if !linalg.IsFinite(c) {
 		return s.z[:len(s.st.Z)]
@@ -114,6 +117,7 @@ func (p *Split) Sketch(c float64) []float64 {
 // step made (S-ADA on news20's training set, one text pass: 0.995e9 →
 // 0.956e9 instructions with trial's and wbarSq's passes gone).
 func (p *Split) Step(f, fb float64, v []float64) bool {
+	defer runtime.KeepAlive(p)
 	s := p.s
 	z := s.z[:len(s.st.Z)]
 	wsq := -1.0 // unknown: trialBound reads the rows
@@ -132,7 +136,10 @@ func (p *Split) Step(f, fb float64, v []float64) bool {
 // Finish runs SON's fold guard after an example whose steps changed b
 // (see Learner.guard): it folds Zᵀb into β̄ when either has grown far past ‖β‖.
 // A learner that keeps b = 0 (dual averaging) does not call it.
-func (p *Split) Finish() { p.s.guard(p.oldsq, -1) }
+func (p *Split) Finish() {
+	defer runtime.KeepAlive(p)
+	p.s.guard(p.oldsq, -1)
+}
 
 // B is b (len Rows()); the caller may read it, and changes it only
 // through Step.
@@ -153,6 +160,7 @@ func (p *Split) Rows() int { return len(p.s.st.Z) }
 // Columns calls fn for every feature slot with state, in first-seen order,
 // with β̄_j and Z's column j (first Rows() entries; valid during the call).
 func (p *Split) Columns(fn func(slot uint32, bbar float64, z []float64)) {
+	defer runtime.KeepAlive(p)
 	s := p.s
 	k := len(s.st.Z)
 	wz := make([]float64, 1+s.pmax)

@@ -1,6 +1,9 @@
 package son
 
-import "github.com/sparseson/sparseson/internal/linalg"
+import (
+	"github.com/sparseson/sparseson/internal/linalg"
+	"runtime"
+)
 
 // Observing Z, for learners that keep products of Z with state of their
 // own: package ada's FTSL-Shampoo keeps the K columns Ḡ_j of its gradient
@@ -37,11 +40,13 @@ type observedHost struct {
 }
 
 func (h *observedHost) Absorb(delta []float64) {
+	defer runtime.KeepAlive(h)
 	h.s.Absorb(delta)
 	h.o.Absorbed(delta)
 }
 
 func (h *observedHost) Append() {
+	defer runtime.KeepAlive(h)
 	h.s.Append()
 	h.o.Appended()
 }
@@ -50,6 +55,7 @@ func (h *observedHost) Append() {
 func (h *observedHost) Fold() { h.s.Fold() }
 
 func (h *observedHost) Transform(T []float64, rows int, gram []float64) {
+	defer runtime.KeepAlive(h)
 	p := len(h.s.st.Z)
 	h.s.Transform(T, rows, gram)
 	h.o.Transformed(T, rows, p)
@@ -64,6 +70,7 @@ func (p *Split) Observe(o ZObserver) *Observed {
 // it adds ĝ = c·x (x from Begin) to the sketch and returns z = Z_t·x for
 // the new Z; β is unchanged. A non-finite c is ignored.
 func (o *Observed) Sketch(c float64) []float64 {
+	defer runtime.KeepAlive(o)
 	s := o.sp.s
 	if !linalg.IsFinite(c) {
 		return s.z[:len(s.st.Z)]
@@ -85,6 +92,7 @@ func (o *Observed) Sketch(c float64) []float64 {
 // own in a parallel array indexed by row. x is the example's Val as given,
 // except in an RMS split (NewRMSSplit), which learns on x̃.
 func (p *Split) ExampleRows(dst []int) []int {
+	defer runtime.KeepAlive(p)
 	for _, o := range p.s.offs {
 		if o < 0 {
 			dst = append(dst, -1)
@@ -99,6 +107,7 @@ func (p *Split) ExampleRows(dst []int) []int {
 // Z's current column for it into z (len ≥ Rows()): one feature's column
 // without a sweep (--audit's weight lookup; allocates its scratch).
 func (p *Split) Column(slot uint32, z []float64) int {
+	defer runtime.KeepAlive(p)
 	s := p.s
 	r := s.tab.Find(slot)
 	if r < 0 {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 )
 
@@ -126,6 +127,7 @@ type Rekeyer interface {
 // Rekey renumbers the table's slots by f (see Rekeyer): rows do not move,
 // only their keys and the index change, O(rows).
 func (t *Table) Rekey(f func(slot uint32) uint32) error {
+	defer runtime.KeepAlive(t)
 	t.clearIndex()
 	for r, k := range t.Keys {
 		n := f(k)
@@ -238,6 +240,7 @@ func unionEntries(tabs []*Table) []unionEntry {
 // feature then writes only its own row, and the rows are in the order a
 // serial merge would add them. t must be the merge's new, empty table.
 func (t *Table) AddRows(u *Union) {
+	defer runtime.KeepAlive(t)
 	if t.Len() != 0 {
 		panic("sparse: AddRows into a table that is not new")
 	}

@@ -3,6 +3,7 @@ package sparse
 import (
 	"fmt"
 	"math/bits"
+	"runtime"
 )
 
 // MaxBits is the largest supported hash space, 2^30 slots.
@@ -20,10 +21,18 @@ const MaxBits = 30
 // each other, which keeps the hot rows of frequent features close in
 // memory.
 //
-// Rows (and the slot index) may live in memory the Table itself reserved
-// and releases when the Table becomes unreachable: a caller that keeps
-// Rows (or a slice of it) must keep the Table reachable for as long
-// (runtime.KeepAlive), as every learner does by holding its Table.
+// Rows (and the slot index) may live in memory the Table itself mapped,
+// outside the Go heap, and unmaps when the Table becomes unreachable. A
+// slice of that memory does not keep the Table reachable, and the
+// collector takes a method's receiver for dead after its last use, so
+// code that reads Rows must keep the Table reachable until it is done:
+// every exported method of a type that holds a Table, directly or through
+// its fields, starts with defer runtime.KeepAlive(receiver) (checked over
+// the source by internal/srccheck), and so do Table's own whole-table
+// methods. Its per-feature lookups (Find, Row and their batch forms) are
+// kept inlinable and leave that to their callers, the learners' methods.
+// A caller that keeps a slice of Rows (Split.Aux) keeps its owner
+// reachable for as long.
 type Table struct {
 	Stride int
 	Keys   []uint32  // the slot of each row
@@ -209,6 +218,7 @@ func (t *Table) add(slot uint32) int {
 // Rebuild re-creates the slot index from Keys after the rows were loaded.
 // It reports a duplicate or out-of-range key as an error.
 func (t *Table) Rebuild() error {
+	defer runtime.KeepAlive(t)
 	if len(t.Rows) != len(t.Keys)*t.Stride {
 		return fmt.Errorf("table holds %d values for %d rows of %d", len(t.Rows), len(t.Keys), t.Stride)
 	}
