@@ -121,6 +121,40 @@ func registryCases() []registryCase {
 	return cases
 }
 
+// trainedDriver returns the driver of rc's learner (at -b 14 unless rc
+// sets -b) trained on n examples of 41 features, each feature new, so that
+// the model grows a row per feature: what the memory and lifetime tests
+// need of a model of some size.
+func trainedDriver(t *testing.T, rc registryCase, n int) *driver {
+	t.Helper()
+	args := append([]string{"--quiet"}, rc.flags...)
+	bits := uint(14)
+	if hasFlag(args, "-b") {
+		bits = 10
+	} else {
+		args = append(args, "-b", "14")
+	}
+	d, err := inproc(args, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ex sparse.Example
+	slots, vals := make([]uint32, 41), make([]float64, 41)
+	for i := range n {
+		ex.Reset()
+		ex.HasLabel, ex.Label = true, float64(2*(i%2)-1)
+		if rc.multiclass {
+			ex.Label = float64(1 + i%registryClasses)
+		}
+		for j := range slots {
+			slots[j], vals[j] = uint32(i*41+j), float64(1+j%3)
+		}
+		exampleOf(&ex, bits, slots, vals)
+		d.Process(&ex)
+	}
+	return d
+}
+
 // hasFlag reports whether args set the flag (given as "-b" or "--bit_precision").
 func hasFlag(args []string, names ...string) bool {
 	for _, a := range args {

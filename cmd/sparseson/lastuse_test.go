@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/sparseson/sparseson/model"
-	"github.com/sparseson/sparseson/sparse"
 )
 
 // gcWriter discards what is written, collecting garbage (and giving the
@@ -36,39 +35,13 @@ func weightsLast(d *driver) {
 	d.Learner().Weights(func(uint32, float64) { gc.Write(nil) })
 }
 
-// lastUseDriver returns a driver for rc's learner trained on a few hundred
-// examples, enough rows that saving them takes several writes.
+// lastUseDriver returns a driver for rc's learner trained on enough
+// examples that saving its rows takes several writes.
 func lastUseDriver(t *testing.T, rc registryCase) *driver {
-	args := append([]string{"--quiet"}, rc.flags...)
-	bits := uint(14)
-	if hasFlag(args, "-b") {
-		bits = 10
-	} else {
-		args = append(args, "-b", "14")
-	}
-	d, err := inproc(args, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 500
 	if strings.HasSuffix(rc.name, "full") {
-		n = 50 // the full-matrix learners: O(d²) per example
+		return trainedDriver(t, rc, 50) // the full-matrix learners: O(d²) per example
 	}
-	var ex sparse.Example
-	slots, vals := make([]uint32, 41), make([]float64, 41)
-	for i := range n {
-		ex.Reset()
-		ex.HasLabel, ex.Label = true, float64(2*(i%2)-1)
-		if rc.multiclass {
-			ex.Label = float64(1 + i%registryClasses)
-		}
-		for j := range slots {
-			slots[j], vals[j] = uint32(i*41+j), float64(1+j%3)
-		}
-		exampleOf(&ex, bits, slots, vals)
-		d.Process(&ex)
-	}
-	return d
+	return trainedDriver(t, rc, 500)
 }
 
 // TestLastUse: every learner of the registry, alone and under --oaa, saved

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/sparseson/sparseson/model"
-	"github.com/sparseson/sparseson/sparse"
 )
 
 // allocated returns the bytes f allocates on the heap.
@@ -34,31 +33,7 @@ func TestLoadMemory(t *testing.T) {
 	teeth := 0 // models big enough that a held copy would fail
 	for _, rc := range registryCases() {
 		t.Run(rc.name, func(t *testing.T) {
-			args := append([]string{"--quiet"}, rc.flags...)
-			bits := uint(14)
-			if hasFlag(args, "-b") {
-				bits = 10
-			} else {
-				args = append(args, "-b", "14")
-			}
-			d, err := inproc(args, nil, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ex sparse.Example
-			slots, vals := make([]uint32, 41), make([]float64, 41)
-			for i := range 500 {
-				ex.Reset()
-				ex.HasLabel, ex.Label = true, float64(2*(i%2)-1)
-				if rc.multiclass {
-					ex.Label = float64(1 + i%registryClasses)
-				}
-				for j := range slots {
-					slots[j], vals[j] = uint32(i*41+j), float64(1+j%3)
-				}
-				exampleOf(&ex, bits, slots, vals)
-				d.Process(&ex)
-			}
+			d := trainedDriver(t, rc, 500)
 			data, err := d.encode()
 			if err != nil {
 				t.Fatal(err)
@@ -67,7 +42,7 @@ func TestLoadMemory(t *testing.T) {
 			if err := os.WriteFile(path, data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			args = []string{"--quiet", "-t", "-i", path}
+			args := []string{"--quiet", "-t", "-i", path}
 			build := func(load func() (model.Options, *model.Reader, error)) uint64 {
 				return allocated(func() {
 					stored, r, lerr := load()
