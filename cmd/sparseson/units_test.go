@@ -118,8 +118,9 @@ func toClasses(text []byte) []byte {
 // TestUnitFreeDefaults: every learner of the registry at its defaults,
 // one pass, logistic loss, on the bundled splice with every feature ×1,
 // ×255 and ×1/255: the test accuracies differ by at most 0.5 pp from the
-// ×1 figure — unless the learner is in notUnitFree. (The shared sets'
-// figures, satellite_grey and w8a among them, are in the README.)
+// ×1 figure — unless the learner is in notUnitFree. (docs/algorithms.md
+// §19 gives the FD-adaptive learners' figures on the shared satellite_grey
+// and w8a; the exempt learners are not unit-free there either.)
 func TestUnitFreeDefaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("81 one-pass runs over splice")
