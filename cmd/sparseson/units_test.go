@@ -23,24 +23,7 @@ var notUnitFree = map[string]string{
 	"nasa_strong":    "NASA's strongly convex step (Ouyang & Gray, NASA: Achieving Lower Regrets and Faster Rates via Adaptive Stepsizes, KDD 2012, Eq. 27) on an un-normalized step, H in the units of ‖x‖²",
 	"scalar_adagrad": "scalar AdaGrad (Ouyang & Gray, NASA: Achieving Lower Regrets and Faster Rates via Adaptive Stepsizes, KDD 2012, Eq. 25) on an un-normalized step",
 	"nasa_accel":     "accelerated NASA: --nasa_L, the smoothness constant, is in the units of ‖x‖²",
-	// Measured on splice: SON moves by 0.6–1.1 pp at ×1/255 (full ONS by
-	// 9.7 pp), ×255 by up to 2 pp. Its
-	// pre-scaling D = 0.1·I + diag(Σ g gᵀ) (Luo, Agarwal, Cesa-Bianchi,
-	// Langford, "Efficient Second Order Online Learning by Sketching",
-	// NIPS 2016, §5.2) starts from 0.1 in the units of g², which at
-	// ×1/255 outweighs the gradients for a long time. Not changed here:
-	// SON's models must stay as they are (issue 25 is the FD-adaptive
-	// learners').
-	"oja":      sonUnits,
-	"fd":       sonUnits,
-	"fd_fast":  sonUnits,
-	"rfd":      sonUnits,
-	"rfd_fast": sonUnits,
-	"son_m0":   sonUnits,
-	"full":     sonUnits,
 }
-
-const sonUnits = "SON's D₁ = 0.1·I is in the units of g² (splice ×1/255: 0.6–1.1 pp, full ONS 9.7 pp)"
 
 // scaleVW multiplies every feature value of VW text by k (a bare feature,
 // value 1, becomes name:k), as scripts/scale_vw.sh does.

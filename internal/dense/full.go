@@ -106,7 +106,9 @@ type FullONS struct {
 	EtaPower           float64 // η_t = Eta0·t^(−EtaPower); 0 means ½
 	Diag               bool
 	Loss               loss.Loss
+	Unit               bool // as SON.Unit
 
+	iu   []float64
 	A    *mat.SymDense
 	u    []float64
 	dsum []float64
@@ -127,7 +129,7 @@ func NewFullONS(d int, alpha, C, sigma, eta0, scale float64, diag bool, l loss.L
 func (f *FullONS) Dense(ex *sparse.Example) []float64 {
 	x := make([]float64, f.D)
 	for i, j := range ex.Idx {
-		x[j] += ex.Val[i]
+		x[j] += f.unitVal(int(j), ex.Val[i])
 	}
 	if f.Diag {
 		for j := range x {
@@ -157,6 +159,7 @@ func (f *FullONS) Predict(ex *sparse.Example) float64 {
 
 // Learn runs one round and returns the prediction.
 func (f *FullONS) Learn(ex *sparse.Example) float64 {
+	f.iu = fixUnits(f.Unit, f.iu, f.D, ex)
 	x := f.Dense(ex)
 	if tau := tauC(dotv(f.u, x), f.C); tau != 0 && dotv(x, x) > 0 {
 		ax := f.solve(x)
@@ -175,7 +178,7 @@ func (f *FullONS) Learn(ex *sparse.Example) float64 {
 	if f.Diag {
 		// D before the sketch and weight step (VW's order, as son.Learner).
 		for i, j := range ex.Idx {
-			gx := d * ex.Val[i]
+			gx := d * f.unitVal(int(j), ex.Val[i])
 			f.dsum[j] += h * gx * gx
 		}
 		x = f.Dense(ex)
@@ -210,6 +213,7 @@ func (f *FullONS) Weights() []float64 {
 	if f.Diag {
 		for j := range out {
 			out[j] /= math.Sqrt(0.1 + f.dsum[j])
+			out[j] *= f.unitVal(j, 1)
 		}
 	}
 	return out
@@ -222,4 +226,15 @@ func (f *FullONS) Inverse() *mat.Dense {
 		panic(err)
 	}
 	return &inv
+}
+
+// unitVal is x'_j, as SON.unitVal.
+func (f *FullONS) unitVal(j int, x float64) float64 {
+	if !f.Unit {
+		return x
+	}
+	if f.iu == nil {
+		return 0 // no feature has a unit before the first Learn
+	}
+	return x * f.iu[j]
 }
