@@ -101,24 +101,31 @@ func NewFull(cfg Config, alpha float64, l loss.Loss) (*Full, error) {
 	}
 	w := 2
 	if cfg.Unit {
-		w = 3 // [u_j, D_j − 0.1, 1/u_j] (units.go)
+		w = 3 // [u_j, (D_j − 0.1)/u_j², 1/u_j] (units.go)
 	}
 	return &Full{cfg: cfg, alpha: alpha, loss: l, tab: sparse.NewTable(cfg.Bits, w), w: w}, nil
 }
 
-// unitVal is x' = x/u_j of Config.Unit for row r, fixing 1/u_j at the
-// feature's first nonzero value when learning (create). A prediction
-// takes x as its own unit where the feature has none (unseen, or seen
-// only as zero): its weight is zero there.
+// unitVal is x' = x/u_j of Config.Unit for row r, raising u_j to |x|
+// first where it exceeds it when learning (create; Learner.unitVals). A
+// prediction takes x as its own unit where the feature has none (unseen,
+// or seen only as zero): its weight is zero there.
 func (f *Full) unitVal(r int, x float64, create bool) float64 {
 	iu := 0.0
 	if r >= 0 {
 		iu = f.tab.Rows[f.w*r+2]
 	}
-	if iu == 0 && x != 0 {
-		iu = unitOf(x)
+	if a := x * iu; (a > 1 || a < -1 || iu == 0 && x != 0) && unitOf(x) != iu {
+		nu := unitOf(x)
 		if create {
-			f.tab.Rows[f.w*r+2] = iu
+			row := f.tab.Rows[f.w*r : f.w*r+3]
+			if iu != 0 {
+				row[1] *= (nu / iu) * (nu / iu) // Σg'² in the new units
+			}
+			row[2] = nu
+		}
+		if create || iu == 0 {
+			iu = nu
 		}
 	}
 	return x * iu

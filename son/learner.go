@@ -50,9 +50,9 @@ type Config struct {
 	// one of Total equal shards of the stream (--total; 0 or 1: the whole
 	// stream). See setAlpha in scaled.go for what it changes.
 	Total int
-	// Unit, with Diag, runs the pre-scaling on x'_j = x_j/u_j, u_j = |x_j|
-	// at feature j's first nonzero value (D₁ = 0.1·u_j² instead of 0.1),
-	// so that x̃ does not depend on the features' units (units.go).
+	// Unit, with Diag, pre-scales by D_j = 0.1·u_j² + Σg_j², u_j the
+	// largest |x_j| so far, instead of 0.1 + Σg_j², so that x̃ does not
+	// depend on the features' units (units.go).
 	Unit bool
 	// LazyRing is how many generations of deferred folds and transforms
 	// the core keeps (lazy.go) for sketches that support deferral: 0 sizes

@@ -392,10 +392,9 @@ func (m *merge) baseWeight(w *mergeWork, key uint32) (w0, dd0, iu0 float64) {
 
 // Parts trained apart fix a feature's unit u_j (Config.Unit) at their own
 // first value of it, so their Σg² and pre-scaled columns are in units that
-// differ by (u_ij/u_j)². The merged feature takes the base's unit, else
-// the smallest of the parts' (featureUnit: a choice that does not depend
-// on the parts' order, so that neither does the merge beyond rounding);
-// a part's Σg² is converted
+// differ by (u_ij/u_j)². The merged feature's u_j is the largest |x_j|
+// that the base and the parts have seen (featureUnit), as one learner on
+// the whole stream would have it; a part's Σg² is converted
 // by unitRatio², its sketch column by unitRatio. Without Config.Unit both
 // are 1. A part with no unit for the feature has seen only zero values of
 // it: its Σg², weight and column are zero, and so is the ratio.
@@ -407,10 +406,10 @@ func (m *merge) featureUnit(wk *mergeWork, j int, iu0 float64) float64 {
 		return 1
 	}
 	iu := iu0
-	if iu == 0 {
-		for i, p := range m.parts {
-			if r := wk.rowOf[i]; r >= 0 {
-				iu = max(iu, p.tab.Rows[p.wOff(r)+p.uOff]) // 1/u: the smallest u
+	for i, p := range m.parts {
+		if r := wk.rowOf[i]; r >= 0 {
+			if v := p.tab.Rows[p.wOff(r)+p.uOff]; v != 0 && (iu == 0 || v < iu) {
+				iu = v // 1/u: the largest u
 			}
 		}
 	}
@@ -502,7 +501,9 @@ func (m *merge) weights() {
 		for j := lo; j < hi; j++ {
 			m.load(w, j)
 			w0, dd0, iu0 := m.baseWeight(w, m.u.Keys[j])
-			m.featureUnit(w, j, iu0)
+			if iu := m.featureUnit(w, j, iu0); iu0 != 0 {
+				dd0 *= (iu / iu0) * (iu / iu0) // the base's Σg'² in the merged units
+			}
 			m.weight(w, j, w0, dd0)
 			if n == 0 {
 				continue

@@ -108,7 +108,7 @@ type FullONS struct {
 	Loss               loss.Loss
 	Unit               bool // as SON.Unit
 
-	iu   []float64
+	mx   []float64
 	A    *mat.SymDense
 	u    []float64
 	dsum []float64
@@ -129,11 +129,11 @@ func NewFullONS(d int, alpha, C, sigma, eta0, scale float64, diag bool, l loss.L
 func (f *FullONS) Dense(ex *sparse.Example) []float64 {
 	x := make([]float64, f.D)
 	for i, j := range ex.Idx {
-		x[j] += f.unitVal(int(j), ex.Val[i])
+		x[j] += ex.Val[i]
 	}
 	if f.Diag {
 		for j := range x {
-			x[j] /= math.Sqrt(0.1 + f.dsum[j])
+			x[j] /= math.Sqrt(f.diag1(j) + f.dsum[j])
 		}
 	}
 	return x
@@ -159,7 +159,7 @@ func (f *FullONS) Predict(ex *sparse.Example) float64 {
 
 // Learn runs one round and returns the prediction.
 func (f *FullONS) Learn(ex *sparse.Example) float64 {
-	f.iu = fixUnits(f.Unit, f.iu, f.D, ex)
+	f.mx = raiseMax(f.Unit, f.mx, f.D, ex)
 	x := f.Dense(ex)
 	if tau := tauC(dotv(f.u, x), f.C); tau != 0 && dotv(x, x) > 0 {
 		ax := f.solve(x)
@@ -178,7 +178,7 @@ func (f *FullONS) Learn(ex *sparse.Example) float64 {
 	if f.Diag {
 		// D before the sketch and weight step (VW's order, as son.Learner).
 		for i, j := range ex.Idx {
-			gx := d * f.unitVal(int(j), ex.Val[i])
+			gx := d * ex.Val[i]
 			f.dsum[j] += h * gx * gx
 		}
 		x = f.Dense(ex)
@@ -212,8 +212,7 @@ func (f *FullONS) Weights() []float64 {
 	out := append([]float64(nil), f.u...)
 	if f.Diag {
 		for j := range out {
-			out[j] /= math.Sqrt(0.1 + f.dsum[j])
-			out[j] *= f.unitVal(j, 1)
+			out[j] /= math.Sqrt(f.diag1(j) + f.dsum[j])
 		}
 	}
 	return out
@@ -228,13 +227,5 @@ func (f *FullONS) Inverse() *mat.Dense {
 	return &inv
 }
 
-// unitVal is x'_j, as SON.unitVal.
-func (f *FullONS) unitVal(j int, x float64) float64 {
-	if !f.Unit {
-		return x
-	}
-	if f.iu == nil {
-		return 0 // no feature has a unit before the first Learn
-	}
-	return x * f.iu[j]
-}
+// diag1 is D₁'s part of D_j, as SON.diag1.
+func (f *FullONS) diag1(j int) float64 { return diag1(f.Unit, f.mx, j) }

@@ -66,10 +66,11 @@ type SON struct {
 	Alpha0 float64
 	Rate   float64
 	Prior  float64 // son.Prior
-	// Unit (with Diag) learns on x'_j = x_j/u_j, u_j = |x_j| at feature j's
-	// first nonzero value in Learn (son.Config.Unit): D₁ = 0.1·u_j².
+	// Unit (with Diag) pre-scales by D_j = 0.1·M_j + Σg_j², M_j the largest
+	// x_j² that Learn has seen (1 before the first nonzero value), instead
+	// of 0.1 + Σg_j² (son.Config.Unit).
 	Unit bool
-	iu   []float64 // 1/u_j, 0 before feature j's first nonzero value
+	mx   []float64 // M_j, 0 before feature j's first nonzero value
 
 	u     []float64 // u_t
 	dsum  []float64 // Σ g² (diag)
@@ -90,11 +91,11 @@ func NewSON(d int, C, sigma, eta0, scale float64, diag bool, l loss.Loss, sk Ske
 func (s *SON) Dense(ex *sparse.Example) []float64 {
 	x := make([]float64, s.D)
 	for i, j := range ex.Idx {
-		x[j] += s.unitVal(int(j), ex.Val[i])
+		x[j] += ex.Val[i]
 	}
 	if s.Diag {
 		for j := range x {
-			x[j] /= math.Sqrt(0.1 + s.dsum[j])
+			x[j] /= math.Sqrt(s.diag1(j) + s.dsum[j])
 		}
 	}
 	return x
@@ -205,7 +206,7 @@ func (s *SON) Predict(ex *sparse.Example) float64 {
 
 // Learn runs one round of Alg. 1 and returns the prediction.
 func (s *SON) Learn(ex *sparse.Example) float64 {
-	s.iu = fixUnits(s.Unit, s.iu, s.D, ex)
+	s.mx = raiseMax(s.Unit, s.mx, s.D, ex)
 	if s.seen == nil {
 		s.seen = make([]bool, s.D)
 	}
@@ -255,7 +256,7 @@ func (s *SON) Learn(ex *sparse.Example) float64 {
 		// D is updated before the sketch and weight step (VW's order; see
 		// son.Learner.rescale), so the rest of the round uses D_{t+1}.
 		for i, j := range ex.Idx {
-			gx := d * s.unitVal(int(j), ex.Val[i])
+			gx := d * ex.Val[i]
 			s.dsum[j] += h * gx * gx
 		}
 		x = s.Dense(ex)
@@ -324,42 +325,36 @@ func (s *SON) Weights() []float64 {
 	out := append([]float64(nil), s.u...)
 	if s.Diag {
 		for j := range out {
-			out[j] /= math.Sqrt(0.1 + s.dsum[j])
-			out[j] *= s.unitVal(j, 1)
+			out[j] /= math.Sqrt(s.diag1(j) + s.dsum[j])
 		}
 	}
 	return out
 }
 
-// unitVal is x'_j = x·1/u_j under Unit, x without it.
-func (s *SON) unitVal(j int, x float64) float64 {
-	if !s.Unit {
-		return x
+// diag1 is D₁'s part of D_j: 0.1, or 0.1·M_j under Unit.
+func (s *SON) diag1(j int) float64 { return diag1(s.Unit, s.mx, j) }
+
+func diag1(unit bool, mx []float64, j int) float64 {
+	if !unit || mx == nil || mx[j] == 0 {
+		return 0.1
 	}
-	if s.iu == nil {
-		return 0 // no feature has a unit before the first Learn
-	}
-	return x * s.iu[j]
+	return 0.1 * mx[j]
 }
 
-// fixUnits returns iu (allocated for d features) with 1/u_j = 1/|x_j| set
-// for ex's features that have none yet and a nonzero value (1 where 1/|x_j|
-// is not a positive finite number), under unit.
-func fixUnits(unit bool, iu []float64, d int, ex *sparse.Example) []float64 {
+// raiseMax returns mx (allocated for d features) with M_j raised to x_j²
+// for ex's features under unit (values whose square is not finite
+// ignored).
+func raiseMax(unit bool, mx []float64, d int, ex *sparse.Example) []float64 {
 	if !unit {
-		return iu
+		return mx
 	}
-	if iu == nil {
-		iu = make([]float64, d)
+	if mx == nil {
+		mx = make([]float64, d)
 	}
 	for i, j := range ex.Idx {
-		if x := ex.Val[i]; iu[j] == 0 && x != 0 {
-			v := 1 / math.Abs(x)
-			if !(v > 0 && v <= math.MaxFloat64) {
-				v = 1
-			}
-			iu[j] = v
+		if x2 := ex.Val[i] * ex.Val[i]; x2 > mx[j] && x2 <= math.MaxFloat64 {
+			mx[j] = x2
 		}
 	}
-	return iu
+	return mx
 }
