@@ -105,14 +105,7 @@ func sonConfig(o model.Options, p *optParser) son.Config {
 		EtaPower: optFloat(o, "eta_power", 0.5, p),
 	}
 	switch o["diag_init"] {
-	case "", "paper": // models before diag_init: D₁ = 0.1·I
-	case "auto":
-		cfg.Unit = cfg.Diag
-	default:
-		p.fail(o, "diag_init", "auto or paper")
-	}
-	switch o["diag_init"] {
-	case "", "paper": // models before diag_init: D₁ = 0.1·I
+	case "", "paper": // D₁ = 0.1·I: the default, and models before diag_init
 	case "auto":
 		cfg.Unit = cfg.Diag
 	default:

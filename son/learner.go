@@ -87,8 +87,9 @@ const diag0 = 0.1
 // (Alg. 4, Eq. 5–6; docs/algorithms.md §2): the weights are split as w = w̄ + Zᵀb
 // with Z the sparsely updated factor of the sketch, so an example costs
 // O(ps + p²) plus the sketch's own p×p work, never O(d). Per feature the
-// table row holds [w̄_j, Z_{1..p_max, j}, D_j − 0.1, 1/√D_j], preceded by
-// the RMS and auxiliary columns when configured (setLayout).
+// table row holds [w̄_j, Z_{1..p_max, j}, D_j − 0.1, 1/√D_j] (and 1/u_j with
+// Config.Unit, D then that of x/u: units.go), preceded by the RMS and
+// auxiliary columns when configured (setLayout).
 //
 // Invariant between examples: w_t = w̄ + Zᵀb is the weight vector u_{t+1}
 // of Alg. 1, before the projection for the next example.
@@ -252,7 +253,7 @@ func New(cfg Config, l loss.Loss, sk sparse.Sketch) (*Learner, error) {
 }
 
 // setLayout sets the row layout: [Σx_j², n_j (RMS), aux (Config.Aux),
-// w̄_j, Z_{1..pmax, j}, D_j − 0.1, 1/√D_j (Diag)]. The core's offsets point
+// w̄_j, Z_{1..pmax, j}, D_j − 0.1, 1/√D_j (Diag), 1/u_j (Unit)]. The core's offsets point
 // at w̄_j, so the kernels that read w̄_j at o and Z's column from o+1 see
 // the rows as before, and the leading columns are at negative offsets.
 //
