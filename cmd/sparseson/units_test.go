@@ -23,22 +23,7 @@ var notUnitFree = map[string]string{
 	"nasa_strong":    "NASA's strongly convex step (Ouyang & Gray, NASA: Achieving Lower Regrets and Faster Rates via Adaptive Stepsizes, KDD 2012, Eq. 27) on an un-normalized step, H in the units of ‖x‖²",
 	"scalar_adagrad": "scalar AdaGrad (Ouyang & Gray, NASA: Achieving Lower Regrets and Faster Rates via Adaptive Stepsizes, KDD 2012, Eq. 25) on an un-normalized step",
 	"nasa_accel":     "accelerated NASA: --nasa_L, the smoothness constant, is in the units of ‖x‖²",
-	// SON's pre-scaling D = 0.1·I + diag(Σ g gᵀ) (Luo, Agarwal,
-	// Cesa-Bianchi, Langford, "Efficient Second Order Online Learning by
-	// Sketching", NIPS 2016, §5.2) starts from 0.1 in the units of g² at
-	// its default --diag_init paper. --diag_init auto is unit-free
-	// (TestUnitFreeDiagInitAuto) but lost 0.1–1.3 pp of mean test error
-	// on the shared sets, so it is not the default (docs/algorithms.md §6).
-	"oja":      sonUnits,
-	"fd":       sonUnits,
-	"fd_fast":  sonUnits,
-	"rfd":      sonUnits,
-	"rfd_fast": sonUnits,
-	"son_m0":   sonUnits,
-	"full":     sonUnits,
 }
-
-const sonUnits = "SON's D₁ = 0.1·I (--diag_init paper, the default) is in the units of g²; --diag_init auto is unit-free (TestUnitFreeDiagInitAuto)"
 
 // scaleVW multiplies every feature value of VW text by k (a bare feature,
 // value 1, becomes name:k), as scripts/scale_vw.sh does.
@@ -132,21 +117,6 @@ func TestUnitFreeDefaults(t *testing.T) {
 	})
 }
 
-// TestUnitFreeDiagInitAuto: TestUnitFreeDefaults for the SON learners of
-// the registry (those exempt there for D₁ = 0.1·I, and RP-SON, which
-// passes there) with --diag_init auto.
-func TestUnitFreeDiagInitAuto(t *testing.T) {
-	if testing.Short() {
-		t.Skip("24 one-pass runs over splice")
-	}
-	unitFree(t, func(t *testing.T, l learnerSpec) []string {
-		if notUnitFree[l.name] != sonUnits && l.name != "rp" {
-			t.Skip("not a SON learner")
-		}
-		return append(append([]string{}, l.flags...), "--diag_init", "auto")
-	})
-}
-
 // unitFree runs every learner of the registry with the flags that flags
 // returns (it may skip the subtest t), one pass, logistic loss, on the
 // bundled splice with every feature ×1, ×255 and ×1/255, and requires the
@@ -196,13 +166,14 @@ func TestScaleVW(t *testing.T) {
 	}
 }
 
-// TestDiagInitModels: --diag_init auto is saved with a SON or full ONS
-// model and applies when it is loaded; a default (paper) model is written
-// as before the option (no diag_init in it); on binary features both
-// predict the same (u_j = 1; not full ONS at -b 8, where colliding
+// TestDiagInitModels: a new SON or full ONS model states its D₁ —
+// diag_init=auto by default, paper with --diag_init paper — and the
+// option applies when it is loaded (a model without it, from before the
+// option, is paper's: learners' TestDiagInitOption); on binary features
+// both predict the same (u_j = 1; not full ONS at -b 8, where colliding
 // features add up to values of 2 and more), on features ×255 they do not;
-// a command line
-// contradicting the model's D₁ is refused, and resuming keeps it.
+// a command line contradicting the model's D₁ is refused, and resuming
+// keeps it.
 func TestDiagInitModels(t *testing.T) {
 	dir := t.TempDir()
 	bin := write(t, filepath.Join(dir, "bin.vw"), plain(t, "splice.train.vw.gz"))
@@ -216,18 +187,15 @@ func TestDiagInitModels(t *testing.T) {
 				mustRun(t, nil, append([]string{"--quiet", "-t", "-i", m, "-p", p, data}, extra...)...)
 				return read(t, p)
 			}
-			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", auto, "--diag_init", "auto", bin}, learner...)...)
-			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", paper, bin}, learner...)...)
+			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", auto, bin}, learner...)...)
+			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", paper, "--diag_init", "paper", bin}, learner...)...)
 			if learner[0] != "--full" && predict(auto, bin) != predict(paper, bin) {
 				t.Fatal("on binary features auto and paper predict differently")
 			}
-			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", auto, "--diag_init", "auto", train}, learner...)...)
-			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", paper, train}, learner...)...)
-			if strings.Contains(read(t, paper), "diag_init") {
-				t.Fatal("a default model names diag_init: it would not be what older builds wrote")
-			}
-			if !strings.Contains(read(t, auto), "diag_init=auto") {
-				t.Fatal("an auto model does not say so")
+			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", auto, train}, learner...)...)
+			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", paper, "--diag_init", "paper", train}, learner...)...)
+			if !strings.Contains(read(t, paper), "diag_init=paper") || !strings.Contains(read(t, auto), "diag_init=auto") {
+				t.Fatal("a new model does not state its D₁ (diag_init=auto by default, paper when asked)")
 			}
 			pa, pp := predict(auto, test), predict(paper, test)
 			if pa == pp {
@@ -235,7 +203,7 @@ func TestDiagInitModels(t *testing.T) {
 			}
 			mustRun(t, nil, "--quiet", "-i", auto, "-f", auto, train)
 			mustRun(t, nil, "--quiet", "-i", paper, "-f", paper, train)
-			if strings.Contains(read(t, paper), "diag_init") || !strings.Contains(read(t, auto), "diag_init=auto") {
+			if !strings.Contains(read(t, paper), "diag_init=paper") || !strings.Contains(read(t, auto), "diag_init=auto") {
 				t.Fatal("resuming changed D₁")
 			}
 			pa, pp = predict(auto, test), predict(paper, test)
