@@ -21,6 +21,7 @@ type setup struct {
 	seed         uint64
 	ring         int  // SONConfig.LazyRing (0 default, < 0 eager)
 	bits         uint // hash bits (0: 9); 2^bits must be ≥ d
+	unit         bool // son.Config.Unit (the scaled-space tests)
 }
 
 func (c setup) String() string {
@@ -31,7 +32,11 @@ func (c setup) String() string {
 	if c.fast {
 		kind += "_fast"
 	}
-	return fmt.Sprintf("%s_d%d_m%d_s%d_%s_a%g_C%g_diag%v_seed%d_ring%d", kind, c.d, c.m, c.s, c.lossName, c.alpha, c.C, c.diag, c.seed, c.ring)
+	name := fmt.Sprintf("%s_d%d_m%d_s%d_%s_a%g_C%g_diag%v_seed%d_ring%d", kind, c.d, c.m, c.s, c.lossName, c.alpha, c.C, c.diag, c.seed, c.ring)
+	if c.unit {
+		name += fmt.Sprintf("_unit_spread%g", c.spread)
+	}
+	return name
 }
 
 func (c setup) config() Config {

@@ -15,7 +15,7 @@ import (
 func (c setup) scaledSON() son.Config {
 	cfg := c.sonConfig()
 	cfg.Sigma, cfg.Eta0 = 0, 0
-	cfg.Diag, cfg.Scaled, cfg.Alpha0 = true, true, c.alpha
+	cfg.Diag, cfg.Scaled, cfg.Alpha0, cfg.Unit = true, true, c.alpha, c.unit
 	return cfg
 }
 
@@ -30,14 +30,15 @@ func (c setup) scaledPair(t testing.TB) (*son.Learner, *Sketch, *dense.SON) {
 		t.Fatal(err)
 	}
 	dn := dense.NewSON(c.d, c.C, 0, 0, 0, true, dense.Loss(c.lossName), dense.NewFD(c.m, c.d, 1, c.robust, c.fast))
-	dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior = true, c.alpha, son.DefaultRate, son.Prior
+	dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior, dn.Unit = true, c.alpha, son.DefaultRate, son.Prior, c.unit
 	return sp, sk, dn
 }
 
 // TestScaledMatchesDense: FD, RFD and their doubled-buffer variants in the
 // scaled-space form against the dense reference written from scaled.go's
 // definition, closed loop, at every step to 1e-9 relative, with α₀ from
-// the data (alpha 0) and fixed, deferred and eager compactions. Each case
+// the data (alpha 0) and fixed, deferred and eager compactions, and with
+// the features' units (son.Config.Unit) on features of mixed scales. Each case
 // first measures the dense learner's sensitivity to a 1e-15 perturbation
 // of the input and requires it below 1e-10 (docs/algorithms.md §9: plain FD-SON
 // with squared loss is chaotic in the paper form; here the horizons are
@@ -54,6 +55,11 @@ func TestScaledMatchesDense(t *testing.T) {
 						robust: kind[0], fast: kind[1], ring: ring, seed: seed})
 				}
 			}
+			// D_j = 0.1·u_j² + Σg_j² (son.Config.Unit) on features of
+			// scales e^{±3}, α₀ from the data.
+			seed++
+			cases = append(cases, setup{d: 60, m: 5, s: 8, lossName: lossName, C: math.Inf(1),
+				robust: kind[0], fast: kind[1], seed: seed, unit: true, spread: 3})
 		}
 	}
 	for _, c := range cases {

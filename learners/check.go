@@ -24,6 +24,8 @@ func CheckSON(s *Settings) error {
 		return fmt.Errorf("%s %d: must be in 0..64", n("sketch_size"), s.SketchSize)
 	case s.DiagSketch != "scaled" && s.DiagSketch != "paper":
 		return fmt.Errorf("%s %q: must be scaled or paper", n("diag_sketch"), s.DiagSketch)
+	case s.DiagInit != "" && s.DiagInit != "auto" && s.DiagInit != "paper":
+		return fmt.Errorf("%s %q: must be auto or paper", n("diag_init"), s.DiagInit)
 	case !(s.Alpha > 0) || math.IsInf(s.Alpha, 0):
 		return fmt.Errorf("%s %v: must be positive and finite", n("alpha"), s.Alpha)
 	case s.AlphaInverse < 0 || !finite(s.AlphaInverse):
@@ -80,7 +82,7 @@ func CheckADA(s *Settings) error {
 	if err := checkADAValues(s, name, delta); err != nil {
 		return err
 	}
-	for _, f := range []string{"sgd", "adaptive", "normalized", "power_t", "initial_t", "oja", "rp", "fd", "fd_fast", "rfd", "rfd_fast", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "diag", "diag_sketch"} {
+	for _, f := range []string{"sgd", "adaptive", "normalized", "power_t", "initial_t", "oja", "rp", "fd", "fd_fast", "rfd", "rfd_fast", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "diag", "diag_sketch", "diag_init"} {
 		if s.given(f) {
 			return fmt.Errorf("%s does not apply to %s", n(f), n(name))
 		}
@@ -203,7 +205,7 @@ func CheckShampoo(s *Settings) error {
 	case s.OAA > 0:
 		return fmt.Errorf("%s trains the %s model, not %s", n("shampoo"), n("softmax"), n("oaa"))
 	}
-	for _, f := range []string{"sgd", "adaptive", "normalized", "power_t", "initial_t", "oja", "rp", "fd", "fd_fast", "rfd", "rfd_fast", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "diag", "diag_sketch", "dual_averaging", "mirror_descent", "delta"} {
+	for _, f := range []string{"sgd", "adaptive", "normalized", "power_t", "initial_t", "oja", "rp", "fd", "fd_fast", "rfd", "rfd_fast", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "diag", "diag_sketch", "diag_init", "dual_averaging", "mirror_descent", "delta"} {
 		if s.given(f) {
 			return fmt.Errorf("%s does not apply to %s", n(f), n("shampoo"))
 		}

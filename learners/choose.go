@@ -16,7 +16,7 @@ var ADANames = []string{"ada_fd", "ada_ffd", "ftsl", "ftfsl", "sada", "sada_fast
 
 // sonSettings are the settings that, given, ask for a SON learner (the
 // default Oja sketch unless a sketch is chosen).
-var sonSettings = []string{"sketch_size", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "sketch_scale", "oja_rate", "diag", "diag_sketch"}
+var sonSettings = []string{"sketch_size", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "sketch_scale", "oja_rate", "diag", "diag_sketch", "diag_init"}
 
 // SONSelected reports whether the settings ask for a SON learner (or full
 // ONS), and which sketch ("" for the default Oja; "full" for full ONS).

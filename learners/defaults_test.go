@@ -268,3 +268,33 @@ func TestADARowCapOption(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagInitOption: a new SON model states its D₁ (son.Config.Unit):
+// auto unless paper is asked for; a model without the option — every SON
+// model before it — reads back as the paper's 0.1·I, so that it loads
+// and continues as before.
+func TestDiagInitOption(t *testing.T) {
+	for _, tc := range []struct {
+		setting, want string
+		unit          bool
+	}{
+		{"", "auto", true},
+		{"auto", "auto", true},
+		{"paper", "paper", false},
+	} {
+		s := &Settings{Diag: true, DiagSketch: "scaled", DiagInit: tc.setting, Sigma: "0", Alpha: 1, Projection: math.Inf(1)}
+		o := sonOptions(s)
+		o["bits"] = "18"
+		if o["diag_init"] != tc.want {
+			t.Errorf("DiagInit %q: diag_init = %q, want %q", tc.setting, o["diag_init"], tc.want)
+		}
+		var p optParser
+		if cfg := sonConfig(o, &p); p.err != nil || cfg.Unit != tc.unit {
+			t.Errorf("DiagInit %q: Config.Unit %v (error %v), want %v", tc.setting, cfg.Unit, p.err, tc.unit)
+		}
+		delete(o, "diag_init")
+		if cfg := sonConfig(o, &p); p.err != nil || cfg.Unit {
+			t.Errorf("without diag_init: Config.Unit %v (error %v), want the paper's D₁", cfg.Unit, p.err)
+		}
+	}
+}

@@ -143,6 +143,8 @@ var optionTable = []OptionRow{
 	{Key: "fd_skip", Class: StateOption, Old: true, Def: "0"},
 	{Key: "diag", Settings: []string{"diag"}},
 	{Key: "diag_sketch", Settings: []string{"diag_sketch"}},
+	// Models before diag_init start D at the paper's 0.1·I.
+	{Key: "diag_init", Settings: []string{"diag_init"}, Old: true, Def: "paper"},
 	{Key: "random_seed", Settings: []string{"random_seed"}, Applies: func(o model.Options) bool { return o["sketch"] == "rp" }},
 	// FD-adaptive learners; delta is also ADA-DIAG's (gd)
 	{Key: "ada", Settings: ADANames},

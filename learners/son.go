@@ -104,6 +104,13 @@ func sonConfig(o model.Options, p *optParser) son.Config {
 		// Models written before η_t's exponent was an option used ½.
 		EtaPower: optFloat(o, "eta_power", 0.5, p),
 	}
+	switch o["diag_init"] {
+	case "", "paper": // D₁ = 0.1·I: the default, and models before diag_init
+	case "auto":
+		cfg.Unit = cfg.Diag
+	default:
+		p.fail(o, "diag_init", "auto or paper")
+	}
 	if ScaledSketch(o) {
 		cfg.Scaled = true
 		if o["alpha"] != "auto" {
@@ -139,8 +146,13 @@ var fullFamily = &Family{
 		if p.err != nil || bits > 30 {
 			return 0, 0, p.err
 		}
-		// Per feature [u_j, D_j] and a row of the dense A⁻¹ (son/full.go).
-		return 8 * (2 + math.Ldexp(1, bits)), 0, nil
+		// Per feature [u_j, D_j] (and 1/u_j with diag_init auto) and a
+		// row of the dense A⁻¹ (son/full.go).
+		w := 2.0
+		if o["diag_init"] == "auto" {
+			w = 3
+		}
+		return 8 * (w + math.Ldexp(1, bits)), 0, nil
 	},
 	describe: func(o model.Options) []string {
 		return []string{"learner = full ONS (dense A_t), alpha = " + o["alpha"], describeScale(o)}
@@ -211,6 +223,9 @@ var sonFamily = &Family{
 		perSlot := 8 * (1 + p)
 		if cfg.Diag {
 			perSlot += 16
+		}
+		if cfg.Unit {
+			perSlot += 8 // 1/u_j (son/units.go)
 		}
 		fixed := 8 * 4 * p * p // the sketch's p×p matrices
 		if _, ok := sk.(sparse.GramSketch); ok {

@@ -26,12 +26,16 @@ func LazyNorms(s *Learner) (wsq, exactSq float64, y, exact []float64) {
 }
 
 // MergeState returns a SON learner's counters and, with pre-scaling, each
-// seen slot's Σg² (D − 0.1), for the merge tests.
+// seen slot's Σg² (D − 0.1), for the merge tests: in the raw units of
+// x with Config.Unit (Σg'²·u_j²; units.go).
 func MergeState(s *Learner) (t, w float64, dd map[uint32]float64) {
 	dd = map[uint32]float64{}
 	if s.cfg.Diag {
 		for r, k := range s.tab.Keys {
 			dd[k] = s.tab.Rows[s.wOff(r)+s.dOff]
+			if iu := s.unitCol(r); iu != 0 {
+				dd[k] /= iu * iu
+			}
 		}
 	}
 	return s.t, s.w, dd
@@ -39,3 +43,12 @@ func MergeState(s *Learner) (t, w float64, dd map[uint32]float64) {
 
 // SumG2 returns Σ‖ĝ‖² (the scaled-space form's energy, scaled.go).
 func SumG2(s *Learner) float64 { return s.sumG2 }
+
+// unitCol is row r's 1/u_j (Config.Unit), 0 without it or before the
+// feature's first nonzero value.
+func (s *Learner) unitCol(r int) float64 {
+	if s.uOff == 0 {
+		return 0
+	}
+	return s.tab.Rows[s.wOff(r)+s.uOff]
+}

@@ -67,7 +67,8 @@ type Full struct {
 	cfg   Config
 	alpha float64
 	loss  loss.Loss
-	tab   *sparse.Table // per seen slot: [u_j, D_j − 0.1]; row = index into A⁻¹
+	tab   *sparse.Table // per seen slot: [u_j, D_j − 0.1] (+ 1/u_j with Config.Unit); row = index into A⁻¹
+	w     int           // the table's row width
 	ainv  []float64     // live k×k block of A⁻¹, row stride cap
 	cap   int
 	t     float64
@@ -95,7 +96,39 @@ func NewFull(cfg Config, alpha float64, l loss.Loss) (*Full, error) {
 	if !(alpha > 0) || math.IsInf(alpha, 0) {
 		return nil, fmt.Errorf("full ONS needs a positive, finite α, got %v", alpha)
 	}
-	return &Full{cfg: cfg, alpha: alpha, loss: l, tab: sparse.NewTable(cfg.Bits, 2)}, nil
+	if cfg.Unit && !cfg.Diag {
+		return nil, errors.New("the features' units (Config.Unit) need diagonal pre-scaling (Config.Diag)")
+	}
+	w := 2
+	if cfg.Unit {
+		w = 3 // [u_j, (D_j − 0.1)/u_j², 1/u_j] (units.go)
+	}
+	return &Full{cfg: cfg, alpha: alpha, loss: l, tab: sparse.NewTable(cfg.Bits, w), w: w}, nil
+}
+
+// unitVal is x' = x/u_j of Config.Unit for row r, raising u_j to |x|
+// first where it exceeds it when learning (create; Learner.unitVals). A
+// prediction takes x as its own unit where the feature has none (unseen,
+// or seen only as zero): its weight is zero there.
+func (f *Full) unitVal(r int, x float64, create bool) float64 {
+	iu := 0.0
+	if r >= 0 {
+		iu = f.tab.Rows[f.w*r+2]
+	}
+	if a := x * iu; (a > 1 || a < -1 || iu == 0 && x != 0) && unitOf(x) != iu {
+		nu := unitOf(x)
+		if create {
+			row := f.tab.Rows[f.w*r : f.w*r+3]
+			if iu != 0 {
+				row[1] *= (nu / iu) * (nu / iu) // Σg'² in the new units
+			}
+			row[2] = nu
+		}
+		if create || iu == 0 {
+			iu = nu
+		}
+	}
+	return x * iu
 }
 
 // Seen is the number of slots with state (k).
@@ -150,10 +183,13 @@ func (f *Full) resolve(ex *sparse.Example, create bool) (n float64) {
 		}
 		f.offs = append(f.offs, r)
 		x := ex.Val[i]
+		if f.cfg.Unit {
+			x = f.unitVal(r, x, create)
+		}
 		if f.cfg.Diag {
 			dj := 0.0
 			if r >= 0 {
-				dj = f.tab.Rows[2*r+1]
+				dj = f.tab.Rows[f.w*r+1]
 			}
 			x /= math.Sqrt(diag0 + dj)
 		}
@@ -170,7 +206,7 @@ func (f *Full) resolve(ex *sparse.Example, create bool) (n float64) {
 func (f *Full) ux() (v float64) {
 	for k, r := range f.offs {
 		if r >= 0 {
-			v += f.tab.Rows[2*r] * f.xt[k]
+			v += f.tab.Rows[f.w*r] * f.xt[k]
 		}
 	}
 	return v
@@ -213,8 +249,8 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 	if tau := tauC(wx, f.cfg.C); tau != 0 && q > 0 {
 		g := tau / q
 		for r, v := range y {
-			if w := u[2*r] - g*v; linalg.IsFinite(w) {
-				u[2*r] = w
+			if w := u[f.w*r] - g*v; linalg.IsFinite(w) {
+				u[f.w*r] = w
 			}
 		}
 		wx = f.ux()
@@ -230,8 +266,12 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 		// D_{t+1} = D_t + h·diag(g gᵀ) with the raw gradient, before the
 		// update (VW's order, as Learner.rescale); x̃, A⁻¹x̃ and q follow it.
 		for i, r := range f.offs {
-			gx := d * ex.Val[i]
-			u[2*r+1] = sat(u[2*r+1] + h*gx*gx) // saved: kept finite
+			x := ex.Val[i]
+			if f.cfg.Unit {
+				x *= u[f.w*r+2] // x' (units.go)
+			}
+			gx := d * x
+			u[f.w*r+1] = sat(u[f.w*r+1] + h*gx*gx) // saved: kept finite
 		}
 		f.resolve(ex, true)
 		f.mulAinv(y)
@@ -248,8 +288,8 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 	gd := h * d / den
 	for r, v := range y {
 		// A step that would overflow a weight is not taken.
-		if w := u[2*r] - gd*v; linalg.IsFinite(w) {
-			u[2*r] = w
+		if w := u[f.w*r] - gd*v; linalg.IsFinite(w) {
+			u[f.w*r] = w
 		}
 	}
 	if !f.downdate(y, c2/den) {
@@ -319,9 +359,12 @@ func (f *Full) Weights(fn func(slot uint32, w float64)) {
 	defer runtime.KeepAlive(f)
 	rows := f.tab.Rows
 	for r, key := range f.tab.Keys {
-		w := rows[2*r]
+		w := rows[f.w*r]
 		if f.cfg.Diag {
-			w /= math.Sqrt(diag0 + rows[2*r+1])
+			w /= math.Sqrt(diag0 + rows[f.w*r+1])
+		}
+		if f.cfg.Unit {
+			w *= rows[f.w*r+2]
 		}
 		fn(key, w)
 	}

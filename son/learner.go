@@ -50,6 +50,10 @@ type Config struct {
 	// one of Total equal shards of the stream (--total; 0 or 1: the whole
 	// stream). See setAlpha in scaled.go for what it changes.
 	Total int
+	// Unit, with Diag, pre-scales by D_j = 0.1·u_j² + Σg_j², u_j the
+	// largest |x_j| so far, instead of 0.1 + Σg_j², so that x̃ does not
+	// depend on the features' units (units.go).
+	Unit bool
 	// LazyRing is how many generations of deferred folds and transforms
 	// the core keeps (lazy.go) for sketches that support deferral: 0 sizes
 	// the ring by the number of features seen, a negative value applies
@@ -83,8 +87,9 @@ const diag0 = 0.1
 // (Alg. 4, Eq. 5–6; docs/algorithms.md §2): the weights are split as w = w̄ + Zᵀb
 // with Z the sparsely updated factor of the sketch, so an example costs
 // O(ps + p²) plus the sketch's own p×p work, never O(d). Per feature the
-// table row holds [w̄_j, Z_{1..p_max, j}, D_j − 0.1, 1/√D_j], preceded by
-// the RMS and auxiliary columns when configured (setLayout).
+// table row holds [w̄_j, Z_{1..p_max, j}, D_j − 0.1, 1/√D_j] (and 1/u_j with
+// Config.Unit, D then that of x/u: units.go), preceded by the RMS and
+// auxiliary columns when configured (setLayout).
 //
 // Invariant between examples: w_t = w̄ + Zᵀb is the weight vector u_{t+1}
 // of Alg. 1, before the projection for the next example.
@@ -100,6 +105,7 @@ type Learner struct {
 	// point: the RMS and auxiliary columns lead the row, before w̄_j, so
 	// that they share w̄_j's first cache line (see lead).
 	dOff int // columns D_j − 0.1 and 1/√D_j (diag only), after Z
+	uOff int // column 1/u_j after them (Config.Unit; units.go); 0 for none
 	rOff int // columns Σx_j² and n_j (RMS only; rms.go), < 0; 0 for none
 	aOff int // the caller's Config.Aux columns (aux.go), < 0; 0 for none
 	// Config.AuxDot's column (< 0; 0 for none) and its dot product with
@@ -155,6 +161,7 @@ type Learner struct {
 	// per-example scratch
 	offs []int     // row offsets of the example's features
 	xt   []float64 // x̃
+	xu   []float64 // x' = x/u (Config.Unit)
 	// a prediction's seen features (zx's scratch)
 	seenOffs []int
 	seenXt   []float64
@@ -180,6 +187,9 @@ func New(cfg Config, l loss.Loss, sk sparse.Sketch) (*Learner, error) {
 	}
 	if cfg.RMS && cfg.Diag {
 		return nil, errors.New("pre-scaling by the root mean square (Config.RMS) and diagonal pre-scaling (Config.Diag) exclude each other")
+	}
+	if cfg.Unit && !cfg.Diag {
+		return nil, errors.New("the features' units (Config.Unit) need diagonal pre-scaling (Config.Diag)")
 	}
 	if cfg.Scaled && !cfg.Diag {
 		return nil, errors.New("the scaled-space sketch (Config.Scaled) needs diagonal pre-scaling (Config.Diag)")
@@ -243,7 +253,7 @@ func New(cfg Config, l loss.Loss, sk sparse.Sketch) (*Learner, error) {
 }
 
 // setLayout sets the row layout: [Σx_j², n_j (RMS), aux (Config.Aux),
-// w̄_j, Z_{1..pmax, j}, D_j − 0.1, 1/√D_j (Diag)]. The core's offsets point
+// w̄_j, Z_{1..pmax, j}, D_j − 0.1, 1/√D_j (Diag), 1/u_j (Unit)]. The core's offsets point
 // at w̄_j, so the kernels that read w̄_j at o and Z's column from o+1 see
 // the rows as before, and the leading columns are at negative offsets.
 //
@@ -277,6 +287,10 @@ func (s *Learner) setLayout() {
 		// predicting costs no square root per feature.
 		s.dOff = s.saved
 		s.saved += 2
+	}
+	if cfg.Unit {
+		s.uOff = s.saved
+		s.saved++
 	}
 	s.stride = s.lead + s.saved
 	if w := (s.stride + lineVals - 1) &^ (lineVals - 1); s.lead > 0 && 8*(w-s.stride) <= s.stride {
@@ -370,6 +384,9 @@ func (s *Learner) resolve(ex *sparse.Example) (n float64) {
 		for i, o := range s.offs {
 			x := val[i]
 			if diag && o >= 0 {
+				if s.uOff != 0 {
+					x *= rows[o+s.uOff]
+				}
 				x *= rows[o+d1]
 			} else if diag {
 				x /= math.Sqrt(diag0)
@@ -584,6 +601,9 @@ func (s *Learner) resolveZ(ex *sparse.Example, p int) (n, wx, wsq float64) {
 		s.rmsLearn(ex.Val, ex.Weight > 0)
 		val = s.xt
 	}
+	if s.uOff != 0 {
+		val = s.unitVals(ex.Val)
+	}
 	// x̃ = D^{-1/2}x, its norm, w̄·x̃, Σ w̄_j² and z = Z·x̃ in one pass over
 	// the rows (linalg.ScaleGather: the same sums as a loop and then
 	// gatherZ).
@@ -665,7 +685,11 @@ func (s *Learner) rescale(ex *sparse.Example, d, h float64) (n float64, z []floa
 	// gatherZ after it). D_j is saturated as sat does: it is saved with
 	// the model, and a D_j at the top of the float64 range already scales
 	// x_j down to nothing.
-	n = linalg.RescaleGather(z, s.tab.Rows, s.offs, ex.Val, s.xt[:len(s.offs)], s.dOff, d, h, diag0)
+	val := ex.Val
+	if s.uOff != 0 {
+		val = s.xu // x' (resolveZ)
+	}
+	n = linalg.RescaleGather(z, s.tab.Rows, s.offs, val, s.xt[:len(s.offs)], s.dOff, d, h, diag0)
 	return n, z
 }
 
@@ -773,6 +797,9 @@ func (s *Learner) Weights(fn func(slot uint32, w float64)) {
 		w := wz[0] + linalg.Dot(s.b[:p], wz[1:1+p])
 		if s.cfg.Diag {
 			w *= rows[o+s.dOff+1]
+		}
+		if s.uOff != 0 {
+			w *= rows[o+s.uOff]
 		}
 		fn(k, w)
 	}

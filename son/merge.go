@@ -125,6 +125,7 @@ type merge struct {
 	n         int   // rows in the stack
 	u         *sparse.Union
 	dd, wbar  []float64 // per merged feature: Σg² and w̄ (pre-scaled)
+	iu        []float64 // per merged feature: 1/u_j (Config.Unit)
 	own, in   []float64 // per part: sketch energy before/after conversion
 	eOwn, eIn []float64 // per part: diagonal energy before/after
 	G         []float64 // the stack's Gram matrix, n×n
@@ -308,6 +309,9 @@ func (m *merge) stack() error {
 	m.u = sparse.NewUnion(tabs...)
 	d := len(m.u.Keys)
 	m.dd, m.wbar = make([]float64, d), make([]float64, d)
+	if m.s.uOff != 0 {
+		m.iu = make([]float64, d)
+	}
 	m.own, m.in = make([]float64, k), make([]float64, k)
 	m.eOwn, m.eIn = make([]float64, k), make([]float64, k)
 	return nil
@@ -345,6 +349,7 @@ func (m *merge) column(w *mergeWork, j int, acc bool) {
 		f := m.unit[i]
 		if m.diag {
 			f *= math.Sqrt((diag0 + p.tab.Rows[p.wOff(r)+p.dOff]) / (diag0 + m.dd[j]))
+			f *= m.unitRatio(p, r, j)
 		}
 		zc := w.wz[i][1 : 1+m.ps[i]]
 		C, q, pi := m.Cs[i], m.qs[i], m.ps[i]
@@ -361,14 +366,14 @@ func (m *merge) column(w *mergeWork, j int, acc bool) {
 
 // baseWeight is the base's raw weight and Σg² for key: what every part
 // started from (0, 0 without a base or where the base never saw it).
-func (m *merge) baseWeight(w *mergeWork, key uint32) (w0, dd0 float64) {
+func (m *merge) baseWeight(w *mergeWork, key uint32) (w0, dd0, iu0 float64) {
 	base := m.base
 	if base == nil {
-		return 0, 0
+		return 0, 0, 0
 	}
 	r := base.tab.Find(key)
 	if r < 0 {
-		return 0, 0
+		return 0, 0, 0
 	}
 	base.refreshed(r, w.wb)
 	pz := len(base.st.Z)
@@ -378,7 +383,51 @@ func (m *merge) baseWeight(w *mergeWork, key uint32) (w0, dd0 float64) {
 		dd0 = base.tab.Rows[o+base.dOff]
 		w0 *= base.tab.Rows[o+base.dOff+1]
 	}
-	return w0, dd0
+	if base.uOff != 0 {
+		iu0 = base.tab.Rows[base.wOff(r)+base.uOff]
+		w0 *= iu0
+	}
+	return w0, dd0, iu0
+}
+
+// Parts trained apart fix a feature's unit u_j (Config.Unit) at their own
+// first value of it, so their Σg² and pre-scaled columns are in units that
+// differ by (u_ij/u_j)². The merged feature's u_j is the largest |x_j|
+// that the base and the parts have seen (featureUnit), as one learner on
+// the whole stream would have it; a part's Σg² is converted
+// by unitRatio², its sketch column by unitRatio. Without Config.Unit both
+// are 1. A part with no unit for the feature has seen only zero values of
+// it: its Σg², weight and column are zero, and so is the ratio.
+
+// featureUnit sets the merged 1/u_j of feature j (loaded) from the base's
+// iu0 or the parts', and returns it (1 without Config.Unit).
+func (m *merge) featureUnit(wk *mergeWork, j int, iu0 float64) float64 {
+	if m.iu == nil {
+		return 1
+	}
+	iu := iu0
+	for i, p := range m.parts {
+		if r := wk.rowOf[i]; r >= 0 {
+			if v := p.tab.Rows[p.wOff(r)+p.uOff]; v != 0 && (iu == 0 || v < iu) {
+				iu = v // 1/u: the largest u
+			}
+		}
+	}
+	m.iu[j] = iu
+	return iu
+}
+
+// unitRatio is u_ij/u_j: the factor from part p's pre-scaled units of
+// feature j (row r) into the merged ones (featureUnit must have run).
+func (m *merge) unitRatio(p *Learner, r, j int) float64 {
+	if m.iu == nil {
+		return 1
+	}
+	iu := p.tab.Rows[p.wOff(r)+p.uOff]
+	if iu == 0 {
+		return 0
+	}
+	return m.iu[j] / iu
 }
 
 // weight sets the merged w̄_j and D_j of feature j (loaded) from the parts'
@@ -399,9 +448,13 @@ func (m *merge) weight(wk *mergeWork, j int, w0, dd0 float64) {
 		w := wk.wz[i][0] + linalg.Dot(p.b[:pz], wk.wz[i][1:1+pz])
 		if m.diag {
 			o := p.wOff(r)
-			ev := math.Max(0, p.tab.Rows[o+p.dOff]-dd0)
+			ur := m.unitRatio(p, r, j)
+			ev := math.Max(0, p.tab.Rows[o+p.dOff]*ur*ur-dd0)
 			ddj += ev
 			w *= p.tab.Rows[o+p.dOff+1]
+			if p.uOff != 0 {
+				w *= p.tab.Rows[o+p.uOff]
+			}
 			wk.evid[i] = ev
 		}
 		wk.raw[i], wk.kept[i] = w, w
@@ -417,11 +470,19 @@ func (m *merge) weight(wk *mergeWork, j int, w0, dd0 float64) {
 	m.dd[j] = ddj
 	if m.diag {
 		w *= math.Sqrt(diag0 + ddj)
+		if m.iu != nil {
+			if m.iu[j] == 0 {
+				w = 0 // no part has seen a nonzero value: all weights are 0
+			} else {
+				w /= m.iu[j]
+			}
+		}
 		for i, p := range m.parts {
 			if r := wk.rowOf[i]; r >= 0 {
 				e := p.tab.Rows[p.wOff(r)+p.dOff]
+				ur := m.unitRatio(p, r, j)
 				wk.eOwn[i] += e / (diag0 + e)
-				wk.eIn[i] += e / (diag0 + ddj)
+				wk.eIn[i] += e * ur * ur / (diag0 + ddj)
 			}
 		}
 	}
@@ -439,7 +500,10 @@ func (m *merge) weights() {
 		w := m.newWork(n * n)
 		for j := lo; j < hi; j++ {
 			m.load(w, j)
-			w0, dd0 := m.baseWeight(w, m.u.Keys[j])
+			w0, dd0, iu0 := m.baseWeight(w, m.u.Keys[j])
+			if iu := m.featureUnit(w, j, iu0); iu0 != 0 {
+				dd0 *= (iu / iu0) * (iu / iu0) // the base's Σg'² in the merged units
+			}
 			m.weight(w, j, w0, dd0)
 			if n == 0 {
 				continue
@@ -542,6 +606,9 @@ func (m *merge) applyFeature(w *mergeWork, T []float64, r, j int) {
 	if m.diag {
 		rows[o+s.dOff] = m.dd[j]
 		rows[o+s.dOff+1] = 1 / math.Sqrt(diag0+m.dd[j])
+	}
+	if m.iu != nil {
+		rows[o+s.uOff] = m.iu[j]
 	}
 	w.wsq += wj * wj
 	for l, zl := range z {

@@ -25,6 +25,10 @@ type sonForm struct {
 
 var mergeForms = []sonForm{
 	{"scaled", son.Config{Bits: 10, C: math.Inf(1), Diag: true, Scaled: true}},
+	// The parts fix each feature's unit at their own first value of it
+	// (son/units.go): merges of parts trained apart convert.
+	{"scaled_unit", son.Config{Bits: 10, C: math.Inf(1), Diag: true, Scaled: true, Unit: true}},
+	{"paper_unit", son.Config{Bits: 10, C: math.Inf(1), Eta0: 1, Diag: true, Unit: true}},
 	{"paper_diag", son.Config{Bits: 10, C: math.Inf(1), Eta0: 1, Diag: true}},
 	{"paper_plain", son.Config{Bits: 10, C: 2, Eta0: 1}},
 }
@@ -237,32 +241,44 @@ func TestSONMergeOrder(t *testing.T) {
 func TestSONMergeSums(t *testing.T) {
 	const d = 60
 	data := dense.Problem{D: d, S: 8, T: 600, Loss: "logistic", Seed: 23}.Examples()
-	f := mergeForms[0]
-	for _, sk := range []string{"oja", "fd"} {
-		t.Run(sk, func(t *testing.T) {
-			base := train(newMergeSON(t, f, sk), data[:200])
-			copies := []*son.Learner{roundTrip(t, f, sk, base), roundTrip(t, f, sk, base)}
-			same := mergeSONs(t, f, sk, base, copies...)
-			if e := maxRelWeights(weights(same), weights(base)); e > 1e-9 {
-				t.Fatalf("merge of copies of the base differs from it by %.3g", e)
-			}
-			a := train(roundTrip(t, f, sk, base), data[200:400])
-			b := train(roundTrip(t, f, sk, base), data[400:600])
-			m := mergeSONs(t, f, sk, base, a, b)
-			t0, w0, dd0 := son.MergeState(base)
-			ta, wa, dda := son.MergeState(a)
-			tb, wb, ddb := son.MergeState(b)
-			tm, wm, ddm := son.MergeState(m)
-			if tm != t0+(ta-t0)+(tb-t0) || wm != w0+(wa-w0)+(wb-w0) {
-				t.Fatalf("t = %v, W = %v; want %v, %v", tm, wm, ta+tb-t0, wa+wb-w0)
-			}
-			for k, v := range ddm {
-				want := dd0[k] + (dda[k] - dd0[k]) + (ddb[k] - dd0[k])
-				if math.Abs(v-want) > 1e-12*(1+want) {
-					t.Fatalf("slot %d: Σg² %v, want %v", k, v, want)
+	for _, f := range mergeForms[:2] {
+		for _, sk := range []string{"oja", "fd"} {
+			t.Run(f.name+"_"+sk, func(t *testing.T) {
+				base := train(newMergeSON(t, f, sk), data[:200])
+				copies := []*son.Learner{roundTrip(t, f, sk, base), roundTrip(t, f, sk, base)}
+				same := mergeSONs(t, f, sk, base, copies...)
+				if e := maxRelWeights(weights(same), weights(base)); e > 1e-9 {
+					t.Fatalf("merge of copies of the base differs from it by %.3g", e)
 				}
-			}
-		})
+				a := train(roundTrip(t, f, sk, base), data[200:400])
+				b := train(roundTrip(t, f, sk, base), data[400:600])
+				m := mergeSONs(t, f, sk, base, a, b)
+				t0, w0, dd0 := son.MergeState(base)
+				ta, wa, dda := son.MergeState(a)
+				tb, wb, ddb := son.MergeState(b)
+				tm, wm, ddm := son.MergeState(m)
+				if tm != t0+(ta-t0)+(tb-t0) || wm != w0+(wa-w0)+(wb-w0) {
+					t.Fatalf("t = %v, W = %v; want %v, %v", tm, wm, ta+tb-t0, wa+wb-w0)
+				}
+				for k, v := range ddm {
+					want := dd0[k] + (dda[k] - dd0[k]) + (ddb[k] - dd0[k])
+					if math.Abs(v-want) > 1e-12*(1+want) {
+						t.Fatalf("slot %d: Σg² %v, want %v", k, v, want)
+					}
+				}
+				// Parts trained apart: with Config.Unit each fixed its own
+				// units; the raw Σg² still add up.
+				a, b = train(newMergeSON(t, f, sk), data[200:400]), train(newMergeSON(t, f, sk), data[400:600])
+				_, _, dda = son.MergeState(a)
+				_, _, ddb = son.MergeState(b)
+				_, _, ddm = son.MergeState(mergeSONs(t, f, sk, nil, a, b))
+				for k, v := range ddm {
+					if want := dda[k] + ddb[k]; math.Abs(v-want) > 1e-12*(1+want) {
+						t.Fatalf("parts apart, slot %d: Σg² %v, want %v", k, v, want)
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -276,7 +292,8 @@ func TestSONMergeRefuses(t *testing.T) {
 		part sparse.Learner
 	}{
 		{"other sketch", newMergeSON(t, f, "oja")},
-		{"other form", newMergeSON(t, mergeForms[1], "fd")},
+		{"other form", newMergeSON(t, mergeForms[3], "fd")},
+		{"other units", newMergeSON(t, mergeForms[1], "fd")},
 		{"not SON", &son.Full{}},
 	} {
 		out := newMergeSON(t, f, "fd")

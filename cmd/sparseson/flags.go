@@ -96,6 +96,7 @@ type config struct {
 	fdGate       float64
 	diag         bool
 	diagSketch   string
+	diagInit     string
 	sketchReport bool
 
 	vw      vwFlags      // VW's everyday options (vwcompat.go)
@@ -120,7 +121,7 @@ var flagGroups = []struct {
 	{"Multiclass (labels 1..K)", []string{"oaa", "softmax", "shampoo", "shampoo_exact_left", "probabilities", "max_memory"}},
 	{"First-order learner (default: AdaGrad)", []string{"learning_rate", "power_t", "initial_t", "l2", "sgd", "adaptive", "normalized"}},
 	{"NASA step sizes of plain gradient descent (Ouyang & Gray (KDD 2012))", []string{"nasa", "nasa_c", "nasa_strong", "nasa_accel", "nasa_L", "scalar_adagrad", "sadagrad"}},
-	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "fd_gate", "diag", "diag_sketch", "sketch_report"}},
+	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "fd_gate", "diag", "diag_sketch", "diag_init", "sketch_report"}},
 	{"FD-adaptive learners (Wan & Zhang, TPAMI 2022; Yang et al., ICML 2025): τ is -m (default 10: as accurate as the papers' 20 on the shared sets at about half the time; 20 for FTSL, FTFSL and S-ADA under --ada_scale paper, which without the per-coordinate completion lose up to 3.8 pp on sparse text at 10), η is -l (default ½; ¼ for ADA-FULL, and for ADA-FD/FFD under --ada_scale paper)", append(append([]string{}, adaFlagNames...), "dual_averaging", "mirror_descent", "delta", "epsilon", "ada_scale")},
 }
 
@@ -252,6 +253,7 @@ func addSketchFlags(fs *pflag.FlagSet, c *config) {
 	fs.Float64Var(&c.ojaRate, "oja_rate", 1, "Oja step Γ_t = min(rate/t, 1) (the paper's 1/t is 1; VW uses 2)")
 	fs.Float64Var(&c.fdGate, "fd_gate", fd.DefaultGate, "ε of the gated FD (--fd, --rfd; 2 unless given): where the shrunk sketch cannot be absorbed into Z's rows, drop the kept direction leaning most on the gradient with eigenvalue E′ < ε·α instead of adding a row (the regret bound gains Σ E′/α < ε per drop, over 2(σ+η); --sketch_report prints the sum), and keep a gradient with ‖ĝ‖² < ε·α/20 out of the sketch altogether (no shrink; its ‖ĝ‖²/α counts in the same sum); acts once the features seen reach 100·m; 0 = exact FD. Also --ftsl, --sada (E′ < ε·r, a drop adds E′/τ to r; the default below; --sada also keeps a gradient with ‖ĝ‖² < 0.1·ε·r out of the sketch, adding ‖ĝ‖²/τ to r; --ftsl under --ada_scale auto adds only the part p of a gradient in the sketch's span when the rest has ‖ĝ − p‖² < ε·r and ‖ĝ − p‖·‖p‖ < 0.01·ε·r, no shrink, ‖ĝ − p‖²/τ to r) and --ada_fd (E′ < (εδ_t)² with δ_t = δ + √r under --ada_scale auto, and a gradient with ‖ĝ‖² < (εδ_t)² stays out of the sketch, its ‖ĝ‖²/τ added to r; 0.2 unless given, 0 with --ada_scale paper); the doubled-buffer --ada_ffd, --sada_fast and --ftfsl take the skips only (no drops): --ada_ffd as --ada_fd, --sada_fast as --sada, --ftfsl at 0.03·ε·r")
 	fs.BoolVar(&c.diag, "diag", true, "diagonal pre-scaling: learn on D^{-1/2}x with D = 0.1 + Σ g² (Luo et al. (NIPS 2016), §5.2); --diag=false for the plain, linearly invariant SON")
+	fs.StringVar(&c.diagInit, "diag_init", "auto", "with --diag, D₁ of the pre-scaling D = D₁ + diag(Σ g gᵀ): auto = 0.1·u_j² per feature, u_j the largest |x_j| seen so far (VW's --normalized keeps the same maximum; one more value per feature), which makes SON and full ONS independent of the features' units (raw counts, 0–255 pixels) and is 0.1·I on binary features; paper = 0.1·I, Luo et al. (NIPS 2016), §5.2, in the units of x² (features ×1/255 or ×255 change the model; docs/algorithms.md §6)")
 	fs.StringVar(&c.diagSketch, "diag_sketch", "scaled", "with --diag: scaled = sketch the current pre-scaled curvature, α from the data, ONS step with rate -l (default 5; docs/algorithms.md §14); paper = Luo et al. (NIPS 2016), §5.2 as written (σ, eta0, eta_power, sketch_scale apply)")
 	fs.BoolVar(&c.sketchReport, "sketch_report", false, "print the sketch's eigenvalue estimates and the share of Σ‖ĝ‖² they capture")
 }

@@ -26,7 +26,7 @@ func settings(c *config) *learners.Settings {
 		Dual: c.ada.dualAveraging, Mirror: c.ada.mirrorDescent, Delta: c.ada.delta,
 		SketchSize: c.sketchSize, Alpha: c.alpha, AlphaInverse: c.alphaInverse, Projection: c.projection,
 		Sigma: c.sigma, Eta0: c.eta0, EtaPower: c.etaPower, SketchScale: c.sketchScale, OjaRate: c.ojaRate,
-		FDGate: c.fdGate, Diag: c.diag, DiagSketch: c.diagSketch, Seed: c.seed,
+		FDGate: c.fdGate, Diag: c.diag, DiagSketch: c.diagSketch, DiagInit: c.diagInit, Seed: c.seed,
 		Epsilon: c.ada.epsilon, ADAScale: c.ada.scale, ShampooExactLeft: c.shampoo.exactLeft,
 		Given: c.changed, On: c.on, Name: flagName,
 	}

@@ -23,24 +23,7 @@ var notUnitFree = map[string]string{
 	"nasa_strong":    "NASA's strongly convex step (Ouyang & Gray, NASA: Achieving Lower Regrets and Faster Rates via Adaptive Stepsizes, KDD 2012, Eq. 27) on an un-normalized step, H in the units of ‖x‖²",
 	"scalar_adagrad": "scalar AdaGrad (Ouyang & Gray, NASA: Achieving Lower Regrets and Faster Rates via Adaptive Stepsizes, KDD 2012, Eq. 25) on an un-normalized step",
 	"nasa_accel":     "accelerated NASA: --nasa_L, the smoothness constant, is in the units of ‖x‖²",
-	// Measured on splice: SON moves by 0.6–1.1 pp at ×1/255 (full ONS by
-	// 9.7 pp), ×255 by up to 2 pp. Its
-	// pre-scaling D = 0.1·I + diag(Σ g gᵀ) (Luo, Agarwal, Cesa-Bianchi,
-	// Langford, "Efficient Second Order Online Learning by Sketching",
-	// NIPS 2016, §5.2) starts from 0.1 in the units of g², which at
-	// ×1/255 outweighs the gradients for a long time. Not changed here:
-	// SON's models must stay as they are (issue 25 is the FD-adaptive
-	// learners').
-	"oja":      sonUnits,
-	"fd":       sonUnits,
-	"fd_fast":  sonUnits,
-	"rfd":      sonUnits,
-	"rfd_fast": sonUnits,
-	"son_m0":   sonUnits,
-	"full":     sonUnits,
 }
-
-const sonUnits = "SON's D₁ = 0.1·I is in the units of g² (splice ×1/255: 0.6–1.1 pp, full ONS 9.7 pp)"
 
 // scaleVW multiplies every feature value of VW text by k (a bare feature,
 // value 1, becomes name:k), as scripts/scale_vw.sh does.
@@ -125,22 +108,33 @@ func TestUnitFreeDefaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("81 one-pass runs over splice")
 	}
+	unitFree(t, func(t *testing.T, l learnerSpec) []string {
+		reason, exempt := notUnitFree[l.name]
+		if exempt {
+			t.Skipf("not unit-free by definition: %s", reason)
+		}
+		return l.flags
+	})
+}
+
+// unitFree runs every learner of the registry with the flags that flags
+// returns (it may skip the subtest t), one pass, logistic loss, on the
+// bundled splice with every feature ×1, ×255 and ×1/255, and requires the
+// test accuracies to differ by at most 0.5 pp from the ×1 figure.
+func unitFree(t *testing.T, flags func(t *testing.T, l learnerSpec) []string) {
 	train, test := plain(t, "splice.train.vw.gz"), plain(t, "splice.test.vw.gz")
 	for _, l := range registry() {
 		t.Run(l.name, func(t *testing.T) {
-			reason, exempt := notUnitFree[l.name]
-			if exempt {
-				t.Skipf("not unit-free by definition: %s", reason)
-			}
+			fl := flags(t, l)
 			t.Parallel()
-			args := append([]string{"--loss_function", "logistic"}, l.flags...)
+			args := append([]string{"--loss_function", "logistic"}, fl...)
 			tr, te := train, test
-			if hasFlag(l.flags, "--ada_full") {
+			if hasFlag(fl, "--ada_full") {
 				// Dense, O(k·r²) per example: the first 600 examples.
 				tr = []byte(strings.Join(strings.SplitAfter(string(tr), "\n")[:600], ""))
 			}
 			if l.multiclass {
-				args = l.flags // softmax: its own loss
+				args = fl // softmax: its own loss
 				tr, te = toClasses(train), toClasses(test)
 			}
 			var base float64
@@ -169,5 +163,64 @@ func TestScaleVW(t *testing.T) {
 		if got := string(scaleVW([]byte(tc.in), 3)); got != tc.want {
 			t.Errorf("scaleVW(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestDiagInitModels: a new SON or full ONS model states its D₁ —
+// diag_init=auto by default, paper with --diag_init paper — and the
+// option applies when it is loaded (a model without it, from before the
+// option, is paper's: learners' TestDiagInitOption); on binary features
+// both predict the same (u_j = 1; not full ONS at -b 8, where colliding
+// features add up to values of 2 and more), on features ×255 they do not;
+// a command line contradicting the model's D₁ is refused, and resuming
+// keeps it.
+func TestDiagInitModels(t *testing.T) {
+	dir := t.TempDir()
+	bin := write(t, filepath.Join(dir, "bin.vw"), plain(t, "splice.train.vw.gz"))
+	train := write(t, filepath.Join(dir, "train.vw"), scaleVW(plain(t, "splice.train.vw.gz"), 255))
+	test := write(t, filepath.Join(dir, "test.vw"), scaleVW(plain(t, "splice.test.vw.gz"), 255))
+	for _, learner := range [][]string{{"--fd"}, {"-m", "0"}, {"--full", "-b", "8"}} {
+		t.Run(learner[0], func(t *testing.T) {
+			auto, paper := filepath.Join(dir, "auto"), filepath.Join(dir, "paper")
+			predict := func(m, data string, extra ...string) string {
+				p := filepath.Join(dir, "p")
+				mustRun(t, nil, append([]string{"--quiet", "-t", "-i", m, "-p", p, data}, extra...)...)
+				return read(t, p)
+			}
+			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", auto, bin}, learner...)...)
+			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", paper, "--diag_init", "paper", bin}, learner...)...)
+			if learner[0] != "--full" && predict(auto, bin) != predict(paper, bin) {
+				t.Fatal("on binary features auto and paper predict differently")
+			}
+			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", auto, train}, learner...)...)
+			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", paper, "--diag_init", "paper", train}, learner...)...)
+			if !strings.Contains(read(t, paper), "diag_init=paper") || !strings.Contains(read(t, auto), "diag_init=auto") {
+				t.Fatal("a new model does not state its D₁ (diag_init=auto by default, paper when asked)")
+			}
+			pa, pp := predict(auto, test), predict(paper, test)
+			if pa == pp {
+				t.Fatal("auto and paper predict the same on features ×255: the option was not applied")
+			}
+			mustRun(t, nil, "--quiet", "-i", auto, "-f", auto, train)
+			mustRun(t, nil, "--quiet", "-i", paper, "-f", paper, train)
+			if !strings.Contains(read(t, paper), "diag_init=paper") || !strings.Contains(read(t, auto), "diag_init=auto") {
+				t.Fatal("resuming changed D₁")
+			}
+			pa, pp = predict(auto, test), predict(paper, test)
+			if learner[0] == "--full" {
+				// Given with -i, SON's settings ask for a SON learner, which
+				// a full ONS model is not: nothing more to check.
+				return
+			}
+			if predict(auto, test, "--diag_init", "auto") != pa || predict(paper, test, "--diag_init", "paper") != pp {
+				t.Fatal("an explicit --diag_init matching the model changed its predictions")
+			}
+			for _, c := range []struct{ model, flag string }{{paper, "auto"}, {auto, "paper"}} {
+				_, stderr, code := sparseson(t, nil, "--quiet", "-t", "-i", c.model, "--diag_init", c.flag, test)
+				if code == 0 || !strings.Contains(stderr, "diag_init") {
+					t.Fatalf("--diag_init %s on a model of the other D₁: exit %d, %q", c.flag, code, stderr)
+				}
+			}
+		})
 	}
 }

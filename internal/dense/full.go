@@ -106,7 +106,9 @@ type FullONS struct {
 	EtaPower           float64 // η_t = Eta0·t^(−EtaPower); 0 means ½
 	Diag               bool
 	Loss               loss.Loss
+	Unit               bool // as SON.Unit
 
+	mx   []float64
 	A    *mat.SymDense
 	u    []float64
 	dsum []float64
@@ -131,7 +133,7 @@ func (f *FullONS) Dense(ex *sparse.Example) []float64 {
 	}
 	if f.Diag {
 		for j := range x {
-			x[j] /= math.Sqrt(0.1 + f.dsum[j])
+			x[j] /= math.Sqrt(f.diag1(j) + f.dsum[j])
 		}
 	}
 	return x
@@ -157,6 +159,7 @@ func (f *FullONS) Predict(ex *sparse.Example) float64 {
 
 // Learn runs one round and returns the prediction.
 func (f *FullONS) Learn(ex *sparse.Example) float64 {
+	f.mx = raiseMax(f.Unit, f.mx, f.D, ex)
 	x := f.Dense(ex)
 	if tau := tauC(dotv(f.u, x), f.C); tau != 0 && dotv(x, x) > 0 {
 		ax := f.solve(x)
@@ -209,7 +212,7 @@ func (f *FullONS) Weights() []float64 {
 	out := append([]float64(nil), f.u...)
 	if f.Diag {
 		for j := range out {
-			out[j] /= math.Sqrt(0.1 + f.dsum[j])
+			out[j] /= math.Sqrt(f.diag1(j) + f.dsum[j])
 		}
 	}
 	return out
@@ -223,3 +226,6 @@ func (f *FullONS) Inverse() *mat.Dense {
 	}
 	return &inv
 }
+
+// diag1 is D₁'s part of D_j, as SON.diag1.
+func (f *FullONS) diag1(j int) float64 { return diag1(f.Unit, f.mx, j) }

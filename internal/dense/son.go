@@ -66,6 +66,11 @@ type SON struct {
 	Alpha0 float64
 	Rate   float64
 	Prior  float64 // son.Prior
+	// Unit (with Diag) pre-scales by D_j = 0.1·M_j + Σg_j², M_j the largest
+	// x_j² that Learn has seen (1 before the first nonzero value), instead
+	// of 0.1 + Σg_j² (son.Config.Unit).
+	Unit bool
+	mx   []float64 // M_j, 0 before feature j's first nonzero value
 
 	u     []float64 // u_t
 	dsum  []float64 // Σ g² (diag)
@@ -90,7 +95,7 @@ func (s *SON) Dense(ex *sparse.Example) []float64 {
 	}
 	if s.Diag {
 		for j := range x {
-			x[j] /= math.Sqrt(0.1 + s.dsum[j])
+			x[j] /= math.Sqrt(s.diag1(j) + s.dsum[j])
 		}
 	}
 	return x
@@ -201,6 +206,7 @@ func (s *SON) Predict(ex *sparse.Example) float64 {
 
 // Learn runs one round of Alg. 1 and returns the prediction.
 func (s *SON) Learn(ex *sparse.Example) float64 {
+	s.mx = raiseMax(s.Unit, s.mx, s.D, ex)
 	if s.seen == nil {
 		s.seen = make([]bool, s.D)
 	}
@@ -319,8 +325,36 @@ func (s *SON) Weights() []float64 {
 	out := append([]float64(nil), s.u...)
 	if s.Diag {
 		for j := range out {
-			out[j] /= math.Sqrt(0.1 + s.dsum[j])
+			out[j] /= math.Sqrt(s.diag1(j) + s.dsum[j])
 		}
 	}
 	return out
+}
+
+// diag1 is D₁'s part of D_j: 0.1, or 0.1·M_j under Unit.
+func (s *SON) diag1(j int) float64 { return diag1(s.Unit, s.mx, j) }
+
+func diag1(unit bool, mx []float64, j int) float64 {
+	if !unit || mx == nil || mx[j] == 0 {
+		return 0.1
+	}
+	return 0.1 * mx[j]
+}
+
+// raiseMax returns mx (allocated for d features) with M_j raised to x_j²
+// for ex's features under unit (values whose square is not finite
+// ignored).
+func raiseMax(unit bool, mx []float64, d int, ex *sparse.Example) []float64 {
+	if !unit {
+		return mx
+	}
+	if mx == nil {
+		mx = make([]float64, d)
+	}
+	for i, j := range ex.Idx {
+		if x2 := ex.Val[i] * ex.Val[i]; x2 > mx[j] && x2 <= math.MaxFloat64 {
+			mx[j] = x2
+		}
+	}
+	return mx
 }
