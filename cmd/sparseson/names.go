@@ -55,6 +55,7 @@ var settingFlags = map[string]string{
 	"diag":               "--diag",
 	"diag_sketch":        "--diag_sketch",
 	"ada_scale":          "--ada_scale",
+	"feature_scale":      "--feature_scale",
 	"normalized":         "--normalized",
 	"no learner setting": "no learner flag",
 	// learner settings (learners.Check*) that are not --NAME

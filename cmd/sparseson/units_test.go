@@ -16,13 +16,6 @@ import (
 // that is. A learner is either here, with the reason, or passes
 // TestUnitFreeDefaults.
 var notUnitFree = map[string]string{
-	"sgd":            "VW's --sgd: a plain step η·ℓ′·x, whose effect on the margin grows with ‖x‖²",
-	"adaptive":       "VW's --adaptive alone: AdaGrad without --normalized (the margin's change grows with the features' scale)",
-	"ada_diag_dual":  "ADA-DIAG's dual averaging: --adaptive without --normalized",
-	"sadagrad":       "SAdaGrad (Ouyang & Gray, NASA: Achieving Lower Regrets and Faster Rates via Adaptive Stepsizes, KDD 2012, Eq. 34) on an un-normalized step, as --adaptive",
-	"nasa_strong":    "NASA's strongly convex step (Ouyang & Gray, NASA: Achieving Lower Regrets and Faster Rates via Adaptive Stepsizes, KDD 2012, Eq. 27) on an un-normalized step, H in the units of ‖x‖²",
-	"scalar_adagrad": "scalar AdaGrad (Ouyang & Gray, NASA: Achieving Lower Regrets and Faster Rates via Adaptive Stepsizes, KDD 2012, Eq. 25) on an un-normalized step",
-	"nasa_accel":     "accelerated NASA: --nasa_L, the smoothness constant, is in the units of ‖x‖²",
 	// Measured on splice: SON moves by 0.6–1.1 pp at ×1/255 (full ONS by
 	// 9.7 pp), ×255 by up to 2 pp. Its
 	// pre-scaling D = 0.1·I + diag(Σ g gᵀ) (Luo, Agarwal, Cesa-Bianchi,
