@@ -228,7 +228,7 @@ func addFirstOrderFlags(fs *pflag.FlagSet, c *config) {
 	fs.Float64Var(&c.powerT, "power_t", 0.5, "learning-rate decay exponent")
 	fs.Float64Var(&c.initialT, "initial_t", 0, "initial value of the time counter")
 	fs.Float64Var(&c.l2, "l2", 0, "L2 regularization")
-	fs.BoolVar(&c.sgd, "sgd", false, "plain online gradient descent (no adaptive or normalized rates)")
+	fs.BoolVar(&c.sgd, "sgd", false, "plain online gradient descent (no adaptive or normalized rates; on pre-scaled features unless --feature_scale raw)")
 	fs.BoolVar(&c.adaptive, "adaptive", false, "per-feature AdaGrad rates; alone (no --normalized) it is ADA-DIAG (Duchi, Hazan & Singer 2011; Wan & Zhang (TPAMI 2022), Eq. 2): β −= η(δI + diag(Σggᵀ)^{1/2})⁻¹g with δ = --delta (default 0), and with --dual_averaging its primal-dual form β = −η(δI + diag(Σggᵀ)^{1/2})⁻¹Σg")
 	fs.BoolVar(&c.normalized, "normalized", false, "per-feature scale-invariant updates")
 	fs.StringVar(&c.featureScale, "feature_scale", "auto", "units of the features for the first-order updates that are not normalized (--sgd, --adaptive alone, --dual_averaging, --nasa_strong, --nasa_accel, --scalar_adagrad, --sadagrad, --oaa K with them): auto learns on x_j/s_j, s_j the root mean square of feature j's training values so far, so that -l, H and L do not depend on the features' units (one more table lookup per feature; docs/algorithms.md §19); raw takes x as it comes, VW's update (and models saved before this flag). AdaGrad, --normalized and --nasa are unit-free as they are: either value leaves them unchanged. Not for --softmax")
