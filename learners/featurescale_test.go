@@ -1,6 +1,7 @@
 package learners
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -127,7 +128,7 @@ func TestFeatureScaleOracle(t *testing.T) {
 	for _, tc := range gdScaleCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			o := gdScaleOptions(tc.s)
-			rawOpts := maps(o)
+			rawOpts := maps.Clone(o)
 			delete(rawOpts, "feature_scale")
 			auto, err := FromModel(o, nil)
 			if err != nil {
@@ -216,14 +217,6 @@ func mustLoss(t *testing.T, o model.Options) loss.Loss {
 		t.Fatal(err)
 	}
 	return l
-}
-
-func maps(o model.Options) model.Options {
-	out := model.Options{}
-	for k, v := range o {
-		out[k] = v
-	}
-	return out
 }
 
 // TestFeatureScaleResume: a model saved under feature_scale auto loads
