@@ -165,8 +165,8 @@ func (e *Engine) divergeHint() (name, hint string) {
 		}
 	default:
 		hint = "try a smaller " + n("learning_rate") + rate
-		if o["normalized"] == "false" {
-			hint += "; VW's default update (AdaGrad, " + n("normalized") + ") does not depend on the units of the features"
+		if o["normalized"] == "false" && o["feature_scale"] != "auto" {
+			hint += "; this update depends on the units of the features: " + n("feature_scale") + " auto (the default: features pre-scaled to unit root mean square) and VW's default update (AdaGrad, " + n("normalized") + ") do not"
 		}
 	}
 	return name, hint

@@ -138,6 +138,9 @@ func (e *Engine) setupShards() error {
 // learner whose configuration refuses to merge (gd's NASA steps) is
 // refused before any example, in the learner's own words.
 func (e *Engine) probeMerge() error {
+	if err := learners.CheckMergeable(e.fam, e.opts); err != nil {
+		return err
+	}
 	var ls [2]sparse.Learner
 	for i := range ls {
 		l, err := learners.NewLoss(e.opts)
@@ -150,7 +153,7 @@ func (e *Engine) probeMerge() error {
 	}
 	mg, ok := ls[0].(sparse.Merger)
 	if !ok {
-		return &learners.NotMergeableError{Family: e.fam, Learner: e.fam.Describe(e.opts)[0]}
+		return &learners.NotMergeableError{Family: e.fam, Learner: e.fam.Describe(e.opts)[0], Options: e.opts}
 	}
 	return mg.Merge(&sparse.MergeArgs{Parts: ls[1:], Weighting: sparse.ByEvidence})
 }

@@ -132,8 +132,12 @@ func Choose(s *Settings) (*Family, error) {
 // these.
 var firstOrderSettings = []string{"sgd", "adaptive", "normalized", "power_t", "initial_t", "l2"}
 
-// CheckFirstOrder refuses first-order settings given with SON.
+// CheckFirstOrder refuses first-order settings given with SON, and
+// feature_scale with any learner but the first-order one.
 func CheckFirstOrder(s *Settings) error {
+	if err := checkFeatureScale(s); err != nil {
+		return err
+	}
 	if adaOn(s) || s.on("shampoo") {
 		return nil // their own lists
 	}
@@ -149,6 +153,28 @@ func CheckFirstOrder(s *Settings) error {
 		if s.on(f) || (i >= 3 && s.given(f)) {
 			return fmt.Errorf("%s is an option of the first-order learner; it does not apply to SON (%s)", s.name(f), s.name(kind))
 		}
+	}
+	return nil
+}
+
+// checkFeatureScale checks feature_scale: a value of its own, and given
+// only to the first-order learner (gd, with oaa too), the one it acts on.
+// The FD-adaptive learners and FTSL-Shampoo have ada_scale, SON pre-scales
+// by its own D, and the softmax model learns on x as given.
+func checkFeatureScale(s *Settings) error {
+	n := s.name
+	if s.FeatureScale != "auto" && s.FeatureScale != "raw" && s.FeatureScale != "" {
+		return fmt.Errorf("%s %q: want auto or raw", n("feature_scale"), s.FeatureScale)
+	}
+	if !s.given("feature_scale") || s.Resume {
+		return nil // a resumed model's family decides (Resume)
+	}
+	son, kind, err := SONSelected(s)
+	if err != nil {
+		return err
+	}
+	if adaOn(s) || s.on("shampoo") || son || kind != "" || s.Classes > 0 {
+		return fmt.Errorf("%s applies to the first-order learner (%s, %s, the NASA steps; with %s too), not to SON, %s or the FD-adaptive learners (see %s)", n("feature_scale"), n("sgd"), n("adaptive"), n("oaa"), n("softmax"), n("ada_scale"))
 	}
 	return nil
 }

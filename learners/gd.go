@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sparseson/sparseson/ada"
 	"github.com/sparseson/sparseson/gd"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
@@ -33,6 +34,9 @@ var gdFamily = &Family{
 		if err != nil {
 			return nil, err
 		}
+		if o["feature_scale"] == "auto" {
+			return gdPrescaled(cfg, l, r)
+		}
 		if r == nil {
 			return gd.New(cfg, l)
 		}
@@ -40,32 +44,67 @@ var gdFamily = &Family{
 	},
 	memory: func(o model.Options) (float64, float64, error) {
 		cfg, err := gdConfig(o)
-		return 8 * float64(gd.RowFloats(cfg)), 0, err
+		per := 8 * float64(gd.RowFloats(cfg))
+		if o["feature_scale"] == "auto" {
+			// The wrapper's row (Σx_j², n_j) and its key.
+			per += 8*2 + 4
+		}
+		return per, 0, err
 	},
 	describe: func(o model.Options) []string {
-		kind := "online gradient descent"
-		switch {
-		case o["adaptive"] == "true" && o["normalized"] == "true":
-			kind = "AdaGrad, normalized"
-		case o["adaptive"] == "true" && o["update"] == "dual":
-			kind = "ADA-DIAG, dual averaging, δ = " + o["delta"]
-		case o["adaptive"] == "true" && o["normalized"] != "true" && o["delta"] != "0" && o["delta"] != "":
-			kind = "ADA-DIAG (AdaGrad), δ = " + o["delta"]
-		case o["adaptive"] == "true":
-			kind = "AdaGrad"
-		case o["normalized"] == "true":
-			kind = "normalized gradient descent"
+		lines := gdDescribe(o)
+		if o["feature_scale"] == "auto" {
+			lines[0] += ", on x_j/s_j, s_j the root mean square of x_j (--feature_scale auto)"
 		}
-		if step := describeNASA(o); step != "" {
-			return []string{"learner = " + kind, step}
-		}
-		return []string{
-			"learner = " + kind,
-			"learning rate = " + o["learning_rate"],
-			"initial_t = " + o["initial_t"],
-			"power_t = " + o["power_t"],
-		}
+		return lines
 	},
+}
+
+// gdPrescaled makes (r nil) or loads the first-order learner of cfg on
+// pre-scaled features (feature_scale auto): ada.Prescaled around gd.GD,
+// the scales in the wrapper's own table. An update that is not normalized
+// steps the margin by η·ℓ′·‖x‖² (sgd) or by a multiple of it that still
+// depends on the features' units (AdaGrad without normalization, the NASA
+// steps on plain gradient descent, whose H and L are in the units of
+// ‖x‖²): on x̃_j = x_j/s_j, s_j the root mean square of feature j's
+// training values, the same run follows whatever the units, since a
+// feature multiplied by k_j gives s_j·k_j and the same x̃
+// (docs/algorithms.md §19).
+func gdPrescaled(cfg gd.Config, l loss.Loss, r *model.Reader) (sparse.Learner, error) {
+	if r == nil {
+		in, err := gd.New(cfg, l)
+		if err != nil {
+			return nil, err
+		}
+		return ada.NewPrescaled(in, cfg.Bits), nil
+	}
+	return ada.LoadPrescaled(r, cfg.Bits, func(r *model.Reader) (sparse.Learner, error) { return gd.Load(r, cfg, l) })
+}
+
+// gdDescribe is the run header's description of a first-order model.
+func gdDescribe(o model.Options) []string {
+	kind := "online gradient descent"
+	switch {
+	case o["adaptive"] == "true" && o["normalized"] == "true":
+		kind = "AdaGrad, normalized"
+	case o["adaptive"] == "true" && o["update"] == "dual":
+		kind = "ADA-DIAG, dual averaging, δ = " + o["delta"]
+	case o["adaptive"] == "true" && o["normalized"] != "true" && o["delta"] != "0" && o["delta"] != "":
+		kind = "ADA-DIAG (AdaGrad), δ = " + o["delta"]
+	case o["adaptive"] == "true":
+		kind = "AdaGrad"
+	case o["normalized"] == "true":
+		kind = "normalized gradient descent"
+	}
+	if step := describeNASA(o); step != "" {
+		return []string{"learner = " + kind, step}
+	}
+	return []string{
+		"learner = " + kind,
+		"learning rate = " + o["learning_rate"],
+		"initial_t = " + o["initial_t"],
+		"power_t = " + o["power_t"],
+	}
 }
 
 // gdConfig decodes the first-order learner's options.

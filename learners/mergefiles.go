@@ -113,14 +113,29 @@ func MergeFiles(q MergeRequest) (*Merged, error) {
 
 // mergeTarget builds the new learner the parts are merged into.
 func mergeTarget(fam *Family, opts model.Options) (sparse.Learner, error) {
+	if err := CheckMergeable(fam, opts); err != nil {
+		return nil, err
+	}
 	target, err := buildPart(opts, nil, "merged model")
 	if err != nil {
 		return nil, err
 	}
 	if _, ok := target.(sparse.Merger); !ok {
-		return nil, &NotMergeableError{Family: fam, Learner: strings.TrimPrefix(fam.Describe(opts)[0], "learner = ")}
+		return nil, &NotMergeableError{Family: fam, Learner: strings.TrimPrefix(fam.Describe(opts)[0], "learner = "), Options: opts}
 	}
 	return target, nil
+}
+
+// CheckMergeable refuses, before any learner is built, the models of
+// family fam with options o that no merge supports whatever the learner
+// implements: a first-order model under feature_scale auto, whose oaa
+// classes (reduce.OAA) would otherwise be refused one by one, naming a
+// type.
+func CheckMergeable(fam *Family, o model.Options) error {
+	if fam == Default && o["feature_scale"] == "auto" {
+		return &NotMergeableError{Family: fam, Learner: strings.TrimPrefix(fam.Describe(o)[0], "learner = "), Options: o}
+	}
+	return nil
 }
 
 func buildPart(o model.Options, r *model.Reader, what string) (sparse.Learner, error) {
@@ -134,13 +149,20 @@ func buildPart(o model.Options, r *model.Reader, what string) (sparse.Learner, e
 // NotMergeableError is MergeFiles' refusal of a learner without a merge.
 type NotMergeableError struct {
 	Family  *Family
-	Learner string // the run header's description
+	Learner string        // the run header's description
+	Options model.Options // the model's (nil: not known)
 }
 
 func (e *NotMergeableError) Error() string {
 	why := ErrNotMergeable.Error()
-	if e.Family == Full {
+	switch {
+	case e.Family == Full:
 		why = "full ONS keeps a dense 2^b×2^b matrix A_t, which has no meaningful average; train the shards with a sketch (oja, fd, rfd, rp)"
+	case e.Family == Default && e.Options["feature_scale"] == "auto":
+		// Each part's weights are in the units of its own scales s_j, its
+		// accumulators in those of its own x̃: no average of the parts
+		// is the model one stream would have learned.
+		why = "each part learns on x_j/s_j with its own scales s_j, in whose units its weights and accumulators are; train the parts with feature_scale raw (--feature_scale raw, VW's update)"
 	}
 	return e.Learner + " cannot be merged: " + why
 }

@@ -106,6 +106,11 @@ var optionTable = []OptionRow{
 	{Key: "nasa_c", Class: TunableOption, Settings: []string{"nasa_c"}},
 	{Key: "nasa_H", Class: TunableOption, Settings: []string{"nasa_strong", "sadagrad"}},
 	{Key: "nasa_L", Class: TunableOption, Settings: []string{"nasa_L"}},
+	// Models before feature_scale learned on x as given; a normalized
+	// update is unit-free as it is, and takes either value.
+	{Key: "feature_scale", Settings: []string{"feature_scale"}, Old: true, Def: "raw", Applies: func(o model.Options) bool {
+		return o["learner"] == gdFamily.Name && o["normalized"] != "true"
+	}},
 	// SON and full ONS
 	{Key: "sketch", Settings: []string{"oja", "rp", "fd", "fd_fast", "rfd", "rfd_fast"}},
 	{Key: "m", Settings: []string{"sketch_size"}},

@@ -40,6 +40,9 @@ type Settings struct {
 	NasaC, NasaH, NasaL                    float64
 	Dual, Mirror                           bool   // the update of ADA-DIAG and the FD-adaptive learners
 	Delta                                  string // δ: "auto" or a number
+	// FeatureScale is auto or raw: auto ("" too) runs an update that is
+	// not normalized on x_j/s_j (GDPrescaled); raw on x as given.
+	FeatureScale string
 
 	// SON and full ONS: Sketch is "" (Oja), a name of Sketches(), or full.
 	Sketch                                       string
@@ -136,6 +139,21 @@ func gdOptions(s *Settings) model.Options {
 	}
 	if s.Delta != "auto" {
 		o["delta"] = s.Delta // ADA-DIAG's δ (adaptive alone)
+	}
+	switch {
+	case s.Resume && s.given("feature_scale"):
+		// Checked against the model resumed (Resume), whose update the
+		// settings of a resumed run need not repeat.
+		o["feature_scale"] = "auto"
+		if s.FeatureScale == "raw" {
+			o["feature_scale"] = "raw"
+		}
+	case !normalized && s.FeatureScale != "raw":
+		// Only where it acts: a normalized update (the default AdaGrad,
+		// normalized, NASA's) is unit-free as it is, and its models stay
+		// byte for byte those of the builds before the option; absent
+		// means raw.
+		o["feature_scale"] = "auto"
 	}
 	return o
 }

@@ -21,10 +21,16 @@ var (
 	hGrid      = decades(0, 6, 1)
 )
 
+// The paper's scalar steps run on x as given (--feature_scale raw), as in
+// its experiments.
 func convexSettings() []setting {
 	return []setting{
-		{"OGD η/√t", func(v float64) []string { return []string{"--sgd", "-l", fmtG(v), "--power_t", "0.5"} }, convexGrid},
-		{"NASA (Eq. 10)", func(v float64) []string { return []string{"--sgd", "--nasa", "--nasa_c", fmtG(v)} }, convexGrid},
+		{"OGD η/√t", func(v float64) []string {
+			return []string{"--sgd", "--feature_scale", "raw", "-l", fmtG(v), "--power_t", "0.5"}
+		}, convexGrid},
+		{"NASA (Eq. 10)", func(v float64) []string {
+			return []string{"--sgd", "--feature_scale", "raw", "--nasa", "--nasa_c", fmtG(v)}
+		}, convexGrid},
 		// Not in the paper: the per-feature learners, for reference.
 		{"AdaGrad (VW's)", func(v float64) []string { return []string{"-l", fmtG(v)} }, convexGrid},
 		{"NASA per feat.", func(v float64) []string { return []string{"--nasa", "--nasa_c", fmtG(v)} }, convexGrid},
@@ -33,8 +39,10 @@ func convexSettings() []setting {
 
 func strongSettings() []setting {
 	return []setting{
-		{"OGD 1/(Ht)", func(v float64) []string { return []string{"--sgd", "-l", fmtG(1 / v), "--power_t", "1"} }, hGrid},
-		{"NASA (Eq. 27)", func(v float64) []string { return []string{"--nasa_strong", fmtG(v)} }, hGrid},
+		{"OGD 1/(Ht)", func(v float64) []string {
+			return []string{"--sgd", "--feature_scale", "raw", "-l", fmtG(1 / v), "--power_t", "1"}
+		}, hGrid},
+		{"NASA (Eq. 27)", func(v float64) []string { return []string{"--nasa_strong", fmtG(v), "--feature_scale", "raw"} }, hGrid},
 	}
 }
 

@@ -42,9 +42,12 @@ func table1(env *run.Env, bin string, shuffles int) error {
 		grid = append(grid, math.Ldexp(1, j))
 	}
 	learners := []setting{
-		{"OGD η/√t", func(v float64) []string { return []string{"--sgd", "-l", fmtG(v)} }, grid},
+		// The paper's scalar steps on x as given (--feature_scale raw).
+		{"OGD η/√t", func(v float64) []string { return []string{"--sgd", "--feature_scale", "raw", "-l", fmtG(v)} }, grid},
 		{"AdaGrad (VW's)", func(v float64) []string { return []string{"-l", fmtG(v)} }, grid},
-		{"NASA (Eq. 10)", func(v float64) []string { return []string{"--sgd", "--nasa", "--nasa_c", fmtG(v)} }, grid},
+		{"NASA (Eq. 10)", func(v float64) []string {
+			return []string{"--sgd", "--feature_scale", "raw", "--nasa", "--nasa_c", fmtG(v)}
+		}, grid},
 		{"NASA per feature", func(v float64) []string { return []string{"--nasa", "--nasa_c", fmtG(v)} }, grid},
 	}
 	n := len(lines)

@@ -27,7 +27,7 @@ func tune(env *run.Env, bin string) error {
 	variants := []struct {
 		name  string
 		flags []string
-	}{{"--nasa", []string{"--nasa"}}, {"--nasa --sgd", []string{"--nasa", "--sgd"}}}
+	}{{"--nasa", []string{"--nasa"}}, {"--nasa --sgd", []string{"--nasa", "--sgd", "--feature_scale", "raw"}}} // the paper's step, on x as given
 	// Learner 0 is AdaGrad at its defaults, learner 1+i variant i over c = 2^j.
 	trains, tests := make([]string, len(run.Datasets)), make([]string, len(run.Datasets))
 	for i, ds := range run.Datasets {

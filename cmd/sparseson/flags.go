@@ -75,6 +75,8 @@ type config struct {
 	adaptive   bool
 	normalized bool
 	nasa       nasaFlags // Ouyang & Gray (KDD 2012) step sizes (nasa.go)
+	// --feature_scale: auto or raw (learners.Settings.FeatureScale)
+	featureScale string
 
 	// sketched second-order learners (SON)
 	sketchSize   int
@@ -119,7 +121,7 @@ var flagGroups = []struct {
 	{"Passes", []string{"passes", "cache", "cache_file", "kill_cache", "holdout_off", "holdout_period", "early_terminate", "random_seed"}},
 	{"Loss and prediction", []string{"loss_function", "quantile_tau", "binary", "link"}},
 	{"Multiclass (labels 1..K)", []string{"oaa", "softmax", "shampoo", "shampoo_exact_left", "probabilities", "max_memory"}},
-	{"First-order learner (default: AdaGrad)", []string{"learning_rate", "power_t", "initial_t", "l2", "sgd", "adaptive", "normalized"}},
+	{"First-order learner (default: AdaGrad)", []string{"learning_rate", "power_t", "initial_t", "l2", "sgd", "adaptive", "normalized", "feature_scale"}},
 	{"NASA step sizes of plain gradient descent (Ouyang & Gray (KDD 2012))", []string{"nasa", "nasa_c", "nasa_strong", "nasa_accel", "nasa_L", "scalar_adagrad", "sadagrad"}},
 	{"Sketched Online Newton (SON)", []string{"sketch_size", "oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "full", "alpha", "alpha_inverse", "projection", "sigma", "eta0", "eta_power", "sketch_scale", "oja_rate", "fd_gate", "diag", "diag_sketch", "diag_init", "sketch_report"}},
 	{"FD-adaptive learners (Wan & Zhang, TPAMI 2022; Yang et al., ICML 2025): τ is -m (default 10: as accurate as the papers' 20 on the shared sets at about half the time; 20 for FTSL, FTFSL and S-ADA under --ada_scale paper, which without the per-coordinate completion lose up to 3.8 pp on sparse text at 10), η is -l (default ½; ¼ for ADA-FULL, and for ADA-FD/FFD under --ada_scale paper)", append(append([]string{}, adaFlagNames...), "dual_averaging", "mirror_descent", "delta", "epsilon", "ada_scale")},
@@ -227,9 +229,10 @@ func addFirstOrderFlags(fs *pflag.FlagSet, c *config) {
 	fs.Float64Var(&c.powerT, "power_t", 0.5, "learning-rate decay exponent")
 	fs.Float64Var(&c.initialT, "initial_t", 0, "initial value of the time counter")
 	fs.Float64Var(&c.l2, "l2", 0, "L2 regularization")
-	fs.BoolVar(&c.sgd, "sgd", false, "plain online gradient descent (no adaptive or normalized rates)")
+	fs.BoolVar(&c.sgd, "sgd", false, "plain online gradient descent (no adaptive or normalized rates; on pre-scaled features unless --feature_scale raw)")
 	fs.BoolVar(&c.adaptive, "adaptive", false, "per-feature AdaGrad rates; alone (no --normalized) it is ADA-DIAG (Duchi, Hazan & Singer 2011; Wan & Zhang (TPAMI 2022), Eq. 2): β −= η(δI + diag(Σggᵀ)^{1/2})⁻¹g with δ = --delta (default 0), and with --dual_averaging its primal-dual form β = −η(δI + diag(Σggᵀ)^{1/2})⁻¹Σg")
 	fs.BoolVar(&c.normalized, "normalized", false, "per-feature scale-invariant updates")
+	fs.StringVar(&c.featureScale, "feature_scale", "auto", "units of the features for the first-order updates that are not normalized (--sgd, --adaptive alone, --dual_averaging, --nasa_strong, --nasa_accel, --scalar_adagrad, --sadagrad, --oaa K with them): auto learns on x_j/s_j, s_j the root mean square of feature j's training values so far, so that -l, H and L do not depend on the features' units (one more table lookup per feature; docs/algorithms.md §19); raw takes x as it comes, VW's update (and models saved before this flag). AdaGrad, --normalized and --nasa are unit-free as they are: either value leaves them unchanged. Not for --softmax")
 	addNASAFlags(fs, &c.nasa)
 }
 

@@ -23,7 +23,7 @@ func settings(c *config) *learners.Settings {
 		Resume: c.initial != "", SGD: c.sgd, Adaptive: c.adaptive, Normalized: c.normalized,
 		LearningRate: c.eta, PowerT: c.powerT, InitialT: c.initialT, L1: c.vw.l1, L2: c.l2,
 		NasaC: c.nasa.c, NasaH: c.nasa.strongH, NasaL: c.nasa.L,
-		Dual: c.ada.dualAveraging, Mirror: c.ada.mirrorDescent, Delta: c.ada.delta,
+		Dual: c.ada.dualAveraging, Mirror: c.ada.mirrorDescent, Delta: c.ada.delta, FeatureScale: c.featureScale,
 		SketchSize: c.sketchSize, Alpha: c.alpha, AlphaInverse: c.alphaInverse, Projection: c.projection,
 		Sigma: c.sigma, Eta0: c.eta0, EtaPower: c.etaPower, SketchScale: c.sketchScale, OjaRate: c.ojaRate,
 		FDGate: c.fdGate, Diag: c.diag, DiagSketch: c.diagSketch, DiagInit: c.diagInit, Seed: c.seed,

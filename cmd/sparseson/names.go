@@ -56,6 +56,7 @@ var settingFlags = map[string]string{
 	"diag_sketch":        "--diag_sketch",
 	"diag_init":          "--diag_init",
 	"ada_scale":          "--ada_scale",
+	"feature_scale":      "--feature_scale",
 	"normalized":         "--normalized",
 	"no learner setting": "no learner flag",
 	// learner settings (learners.Check*) that are not --NAME

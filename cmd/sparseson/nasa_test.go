@@ -105,7 +105,7 @@ func TestModelWithoutStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := learners.NewOptions(learners.GD, settings(c))
-	for _, k := range []string{"step", "nasa_c", "nasa_H", "nasa_L", "l1"} {
+	for _, k := range []string{"step", "nasa_c", "nasa_H", "nasa_L", "l1", "feature_scale"} {
 		delete(opts, k)
 	}
 	opts["learner"] = "gd"

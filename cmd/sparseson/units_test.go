@@ -10,21 +10,6 @@ import (
 	"testing"
 )
 
-// notUnitFree are the learners of the registry whose update is, by its
-// definition, not invariant to the units of the features (the README says
-// so for each): a flag of VW's that turns normalization off, or a step
-// that is. A learner is either here, with the reason, or passes
-// TestUnitFreeDefaults.
-var notUnitFree = map[string]string{
-	"sgd":            "VW's --sgd: a plain step η·ℓ′·x, whose effect on the margin grows with ‖x‖²",
-	"adaptive":       "VW's --adaptive alone: AdaGrad without --normalized (the margin's change grows with the features' scale)",
-	"ada_diag_dual":  "ADA-DIAG's dual averaging: --adaptive without --normalized",
-	"sadagrad":       "SAdaGrad (Ouyang & Gray, NASA: Achieving Lower Regrets and Faster Rates via Adaptive Stepsizes, KDD 2012, Eq. 34) on an un-normalized step, as --adaptive",
-	"nasa_strong":    "NASA's strongly convex step (Ouyang & Gray, NASA: Achieving Lower Regrets and Faster Rates via Adaptive Stepsizes, KDD 2012, Eq. 27) on an un-normalized step, H in the units of ‖x‖²",
-	"scalar_adagrad": "scalar AdaGrad (Ouyang & Gray, NASA: Achieving Lower Regrets and Faster Rates via Adaptive Stepsizes, KDD 2012, Eq. 25) on an un-normalized step",
-	"nasa_accel":     "accelerated NASA: --nasa_L, the smoothness constant, is in the units of ‖x‖²",
-}
-
 // scaleVW multiplies every feature value of VW text by k (a bare feature,
 // value 1, becomes name:k), as scripts/scale_vw.sh does.
 func scaleVW(text []byte, k float64) []byte {
@@ -101,31 +86,17 @@ func toClasses(text []byte) []byte {
 // TestUnitFreeDefaults: every learner of the registry at its defaults,
 // one pass, logistic loss, on the bundled splice with every feature ×1,
 // ×255 and ×1/255: the test accuracies differ by at most 0.5 pp from the
-// ×1 figure — unless the learner is in notUnitFree. (docs/algorithms.md
-// §19 gives the FD-adaptive learners' figures on the shared satellite_grey
-// and w8a; the exempt learners are not unit-free there either.)
+// ×1 figure. No learner is exempt: SON and full ONS by --diag_init auto,
+// the un-normalized first-order updates by --feature_scale auto, the
+// FD-adaptive learners by --ada_scale auto (docs/algorithms.md §6, §19).
 func TestUnitFreeDefaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("81 one-pass runs over splice")
 	}
-	unitFree(t, func(t *testing.T, l learnerSpec) []string {
-		reason, exempt := notUnitFree[l.name]
-		if exempt {
-			t.Skipf("not unit-free by definition: %s", reason)
-		}
-		return l.flags
-	})
-}
-
-// unitFree runs every learner of the registry with the flags that flags
-// returns (it may skip the subtest t), one pass, logistic loss, on the
-// bundled splice with every feature ×1, ×255 and ×1/255, and requires the
-// test accuracies to differ by at most 0.5 pp from the ×1 figure.
-func unitFree(t *testing.T, flags func(t *testing.T, l learnerSpec) []string) {
 	train, test := plain(t, "splice.train.vw.gz"), plain(t, "splice.test.vw.gz")
 	for _, l := range registry() {
 		t.Run(l.name, func(t *testing.T) {
-			fl := flags(t, l)
+			fl := l.flags
 			t.Parallel()
 			args := append([]string{"--loss_function", "logistic"}, fl...)
 			tr, te := train, test

@@ -29,11 +29,12 @@ func slotOf(ns, name string, bits uint) uint32 {
 // step is −ℓ'·η = 2·0.5 = 1 times x, so w = (x: 2, y: 1, Constant: 1),
 // and the second prediction 2·2 + 1 + 1 = 6 is clipped to the label range
 // [0, 1]. The audit lists features by |w·x|: a^x (4), then a^y and the
-// constant (1 each, in input order).
+// constant (1 each, in input order). VW's raw update (--feature_scale
+// raw): at the default auto, x = 2 would be learned as 2/2 = 1.
 func TestAuditHandComputed(t *testing.T) {
 	dir := t.TempDir()
 	data := write(t, filepath.Join(dir, "d.vw"), []byte("1 |a x:2 y\n1 'tag|a x:2 y\n"))
-	out, stderr, code := sparseson(t, nil, "--sgd", "-l", "0.5", "--power_t", "0", "-a", "--quiet", data)
+	out, stderr, code := sparseson(t, nil, "--sgd", "--feature_scale", "raw", "-l", "0.5", "--power_t", "0", "-a", "--quiet", data)
 	if code != 0 {
 		t.Fatal(stderr)
 	}
