@@ -6,9 +6,9 @@ import (
 	"math"
 	"runtime"
 
+	"github.com/sparseson/sparseson/gd"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
-	"github.com/sparseson/sparseson/son"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -69,8 +69,19 @@ import (
 // same model.
 type Prescaled struct {
 	inner sparse.Learner
-	pre   prescaler  // the wrapper's table of scales (split == nil)
-	split *son.Split // the scales folded into inner's split (NewPrescaledLearner)
+	pre   prescaler // the wrapper's table of scales (fold == nil)
+	// fold is where the scales sit when they are folded into inner's own
+	// rows: its split (NewPrescaledLearner, a *son.Split) or the
+	// first-order learner itself (NewPrescaledGD, a *gd.GD).
+	fold folded
+}
+
+// folded is a learner that keeps the scales in its own rows and learns
+// and predicts on x̃ by itself.
+type folded interface {
+	Scale(slot uint32) float64
+	Scaled() int
+	Scales() (keys []uint32, sums []float64)
 }
 
 // prescaler holds the scales s_j and the scaled copy of the example.
@@ -99,7 +110,38 @@ func NewPrescaledLearner(cfg Config, l loss.Loss) (*Prescaled, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Prescaled{inner: a, split: a.sp}, nil
+	return &Prescaled{inner: a, fold: a.sp}, nil
+}
+
+// NewPrescaledGD returns the first-order learner of cfg on x̃ with the
+// scales kept in its feature rows (gd.Config.RMS): what
+// NewPrescaled(gd.New(cfg, l), cfg.Bits) learns and saves, faster.
+func NewPrescaledGD(cfg gd.Config, l loss.Loss) (*Prescaled, error) {
+	cfg.RMS = true
+	g, err := gd.New(cfg, l)
+	if err != nil {
+		return nil, err
+	}
+	return &Prescaled{inner: g, fold: g}, nil
+}
+
+// LoadPrescaledGD restores a first-order learner of cfg saved by Save,
+// from NewPrescaledGD or as NewPrescaled around gd.New (the same bytes).
+func LoadPrescaledGD(r *model.Reader, cfg gd.Config, l loss.Loss) (*Prescaled, error) {
+	keys := r.Uint32s(nil)
+	sums := r.Float64s(nil)
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	cfg.RMS = true
+	g, err := gd.Load(r, cfg, l)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.SetScales(keys, sums); err != nil {
+		return nil, err
+	}
+	return &Prescaled{inner: g, fold: g}, nil
 }
 
 // LoadPrescaled restores a Prescaled saved by Save: the scales, then the
@@ -143,7 +185,7 @@ func LoadPrescaledLearner(r *model.Reader, cfg Config, l loss.Loss) (*Prescaled,
 	if err := a.sp.SetScales(keys, sums); err != nil {
 		return nil, err
 	}
-	return &Prescaled{inner: a, split: a.sp}, nil
+	return &Prescaled{inner: a, fold: a.sp}, nil
 }
 
 // Inner is the wrapped learner.
@@ -152,8 +194,8 @@ func (p *Prescaled) Inner() sparse.Learner { return p.inner }
 // Scale returns s_j of slot (0 for a feature not seen in training).
 func (p *Prescaled) Scale(slot uint32) float64 {
 	defer runtime.KeepAlive(p)
-	if p.split != nil {
-		return p.split.Scale(slot)
+	if p.fold != nil {
+		return p.fold.Scale(slot)
 	}
 	return p.pre.scale(p.pre.tab.Find(slot))
 }
@@ -258,8 +300,8 @@ func (s *prescaler) scale(r int) float64 {
 // Predict implements sparse.Learner.
 func (p *Prescaled) Predict(ex *sparse.Example) float64 {
 	defer runtime.KeepAlive(p)
-	if p.split != nil {
-		return p.inner.Predict(ex) // the split scales x
+	if p.fold != nil {
+		return p.inner.Predict(ex) // the learner scales x
 	}
 	return p.inner.Predict(p.pre.scaled(ex, false))
 }
@@ -267,7 +309,7 @@ func (p *Prescaled) Predict(ex *sparse.Example) float64 {
 // Learn implements sparse.Learner.
 func (p *Prescaled) Learn(ex *sparse.Example) float64 {
 	defer runtime.KeepAlive(p)
-	if p.split != nil {
+	if p.fold != nil {
 		return p.inner.Learn(ex)
 	}
 	return p.inner.Learn(p.pre.scaled(ex, true))
@@ -285,8 +327,8 @@ func (p *Prescaled) Weights(fn func(slot uint32, w float64)) {
 // the wrapped learner.
 func (p *Prescaled) Save(w *model.Writer) error {
 	defer runtime.KeepAlive(p)
-	if p.split != nil {
-		keys, sums := p.split.Scales()
+	if p.fold != nil {
+		keys, sums := p.fold.Scales()
 		w.Uint32s(keys)
 		w.Float64s(sums)
 	} else {
@@ -312,8 +354,8 @@ func (p *Prescaled) Report(w io.Writer) {
 		r.Report(w)
 	}
 	var n int
-	if p.split != nil {
-		n = p.split.Scaled()
+	if p.fold != nil {
+		n = p.fold.Scaled()
 	} else {
 		n = p.pre.tab.Len()
 	}
