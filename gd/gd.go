@@ -175,30 +175,46 @@ func (g *GD) Predict(ex *sparse.Example) float64 {
 // Learn implements sparse.Learner.
 func (g *GD) Learn(ex *sparse.Example) float64 {
 	defer runtime.KeepAlive(g)
-	// With Config.RMS the rows are looked up here, once, and ex becomes
-	// the example on x̃.
-	looked := g.rOff != 0
-	if looked {
-		ex = g.rmsLearn(ex)
+	if g.rOff != 0 {
+		return g.learnRMS(ex)
 	}
 	if g.cfg.Dual {
-		return g.learnDual(ex, looked)
+		return g.learnDual(ex, false)
 	}
 	diag := g.cfg.Step == StepNASA && g.cfg.Adaptive
 	if g.cfg.Step != StepSchedule && !diag {
-		return g.learnScalar(ex, looked)
+		return g.learnScalar(ex, false)
 	}
 	if g.adaNorm && g.gravity == 0 {
 		return g.learnAdaNorm(ex)
 	}
-	n := len(ex.Idx)
 	st := g.stride
-	if !looked {
-		g.rows = g.rows[:0]
-		for _, slot := range ex.Idx {
-			g.rows = append(g.rows, g.tab.Row(slot)*st)
-		}
+	g.rows = g.rows[:0]
+	for _, slot := range ex.Idx {
+		g.rows = append(g.rows, g.tab.Row(slot)*st)
 	}
+	return g.learnRows(ex)
+}
+
+// learnRMS is Learn with Config.RMS: the rows looked up once, by
+// rmsLearn, and the update on x̃.
+func (g *GD) learnRMS(ex *sparse.Example) float64 {
+	ex = g.rmsLearn(ex)
+	if g.cfg.Dual {
+		return g.learnDual(ex, true)
+	}
+	diag := g.cfg.Step == StepNASA && g.cfg.Adaptive
+	if g.cfg.Step != StepSchedule && !diag {
+		return g.learnScalar(ex, true)
+	}
+	return g.learnRows(ex)
+}
+
+// learnRows is Learn's general loop (the schedule's steps and per-feature
+// NASA) on ex, whose rows are g.rows.
+func (g *GD) learnRows(ex *sparse.Example) float64 {
+	diag := g.cfg.Step == StepNASA && g.cfg.Adaptive
+	n := len(ex.Idx)
 	rows := g.tab.Rows
 	var dot float64
 	if g.cfg.L1 > 0 || g.gravity > 0 {
