@@ -56,14 +56,18 @@ func gdFoldStream(seed uint64, n int, heldOut bool) []sparse.Example {
 	return out
 }
 
-// gdFoldPair is the folded learner of c and its wrapper form (NewPrescaled
-// around gd.New: the reference).
+// gdFoldPair is the folded learner of c (gd.Config.RMS under
+// NewPrescaledFolded, as the CLI builds it) and its wrapper form
+// (NewPrescaled around gd.New: the reference).
 func gdFoldPair(t testing.TB, c gdFoldCase) (folded, wrapped *Prescaled) {
 	t.Helper()
-	folded, err := NewPrescaledGD(c.cfg, dense.Loss(c.loss))
+	rms := c.cfg
+	rms.RMS = true
+	g, err := gd.New(rms, dense.Loss(c.loss))
 	if err != nil {
 		t.Fatal(err)
 	}
+	folded = NewPrescaledFolded(g)
 	in, err := gd.New(c.cfg, dense.Loss(c.loss))
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +76,7 @@ func gdFoldPair(t testing.TB, c gdFoldCase) (folded, wrapped *Prescaled) {
 }
 
 // TestPrescaledGDFolded: the scales kept in the first-order learner's rows
-// (NewPrescaledGD) learn, predict, weigh and save exactly as the wrapper
+// (gd.Config.RMS under NewPrescaledFolded) learn, predict, weigh and save exactly as the wrapper
 // around gd.New — every prediction and weight the same bits, the saved
 // models the same bytes — on foldStream's edge cases.
 func TestPrescaledGDFolded(t *testing.T) {
@@ -107,6 +111,19 @@ func TestPrescaledGDFolded(t *testing.T) {
 	}
 }
 
+// loadPrescaledGD loads a model of either form into the folded form.
+func loadPrescaledGD(r *model.Reader, c gdFoldCase) (*Prescaled, error) {
+	return LoadPrescaledFolded(r, func(r *model.Reader) (FoldedLearner, error) {
+		cfg := c.cfg
+		cfg.RMS = true
+		g, err := gd.Load(r, cfg, dense.Loss(c.loss))
+		if err != nil {
+			return nil, err
+		}
+		return g, nil
+	})
+}
+
 // TestPrescaledGDFoldedSaveLoad: a model saved by either form (the same
 // bytes, TestPrescaledGDFolded) loads into either form and goes on
 // predicting and learning as the original, and saves the original's bytes.
@@ -115,7 +132,7 @@ func TestPrescaledGDFoldedSaveLoad(t *testing.T) {
 	test := gdFoldStream(10, 60, true)
 	loaders := map[string]func(r *model.Reader, c gdFoldCase) (*Prescaled, error){
 		"into folded": func(r *model.Reader, c gdFoldCase) (*Prescaled, error) {
-			return LoadPrescaledGD(r, c.cfg, dense.Loss(c.loss))
+			return loadPrescaledGD(r, c)
 		},
 		"into wrapper": func(r *model.Reader, c gdFoldCase) (*Prescaled, error) {
 			return LoadPrescaled(r, c.cfg.Bits, func(r *model.Reader) (sparse.Learner, error) {
@@ -218,7 +235,7 @@ func TestPrescaledGDFoldedCorrupt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := LoadPrescaledGD(r, c.cfg, dense.Loss(c.loss)); err == nil {
+			if _, err := loadPrescaledGD(r, c); err == nil {
 				t.Error("loaded")
 			}
 		})

@@ -168,6 +168,9 @@ func TestFeatureScaleOracle(t *testing.T) {
 			if worst > 1e-12 {
 				t.Errorf("the wrapped learner's predictions differ from the raw learner's on x̃ by %.3g (relative)", worst)
 			}
+			if g, ok := auto.(*ada.Prescaled).Inner().(*gd.GD); !ok || g.Scaled() == 0 {
+				t.Errorf("the scales are not folded into gd's rows (gd.Config.RMS): %T", auto.(*ada.Prescaled).Inner())
+			}
 			if worstUnits > 1e-9 {
 				t.Errorf("features ×k_j: predictions differ by %.3g (relative)", worstUnits)
 			}

@@ -69,10 +69,21 @@ var gdFamily = &Family{
 // feature multiplied by k_j gives s_j·k_j and the same x̃
 // (docs/algorithms.md §19).
 func gdPrescaled(cfg gd.Config, l loss.Loss, r *model.Reader) (sparse.Learner, error) {
+	cfg.RMS = true
 	if r == nil {
-		return ada.NewPrescaledGD(cfg, l)
+		g, err := gd.New(cfg, l)
+		if err != nil {
+			return nil, err
+		}
+		return ada.NewPrescaledFolded(g), nil
 	}
-	return ada.LoadPrescaledGD(r, cfg, l)
+	return ada.LoadPrescaledFolded(r, func(r *model.Reader) (ada.FoldedLearner, error) {
+		g, err := gd.Load(r, cfg, l)
+		if err != nil {
+			return nil, err // not a nil *gd.GD in the interface
+		}
+		return g, nil
+	})
 }
 
 // gdDescribe is the run header's description of a first-order model.
