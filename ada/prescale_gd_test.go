@@ -220,6 +220,7 @@ func TestPrescaledGDFoldedCorrupt(t *testing.T) {
 		{"no value", func(tab *sparse.Table) { tab.Rows[1] = 0 }},
 		{"slot without state", func(tab *sparse.Table) { tab.Keys[0] = 63 }},
 		{"slot twice", func(tab *sparse.Table) { tab.Keys[1] = tab.Keys[0] }},
+		{"slot beyond the hash space", func(tab *sparse.Table) { tab.Keys[0] += 64 }},
 		{"sums cut short", func(tab *sparse.Table) { tab.Rows = tab.Rows[:len(tab.Rows)-1] }},
 	} {
 		t.Run(d.name, func(t *testing.T) {
