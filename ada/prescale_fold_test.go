@@ -157,8 +157,8 @@ func TestPrescaledFolded(t *testing.T) {
 				}
 			}
 			checkSame(t, a, b, test)
-			if a.split.Scaled() != b.pre.tab.Len() {
-				t.Errorf("%d features with a scale, the reference %d", a.split.Scaled(), b.pre.tab.Len())
+			if a.fold.Scaled() != b.pre.tab.Len() {
+				t.Errorf("%d features with a scale, the reference %d", a.fold.Scaled(), b.pre.tab.Len())
 			}
 			if !bytes.Equal(saved(t, a), saved(t, b)) {
 				t.Error("the saved models differ")

@@ -74,11 +74,14 @@ func (g *GD) predictDual(ex *sparse.Example) float64 {
 	return ex.Initial + s
 }
 
-// learnDual is one round of dual averaging.
-func (g *GD) learnDual(ex *sparse.Example) float64 {
-	g.rows = g.rows[:0]
-	for _, slot := range ex.Idx {
-		g.rows = append(g.rows, g.tab.Row(slot)*g.stride)
+// learnDual is one round of dual averaging; looked says g.rows holds the
+// example's rows already (Config.RMS).
+func (g *GD) learnDual(ex *sparse.Example, looked bool) float64 {
+	if !looked {
+		g.rows = g.rows[:0]
+		for _, slot := range ex.Idx {
+			g.rows = append(g.rows, g.tab.Row(slot)*g.stride)
+		}
 	}
 	var s float64
 	for i, o := range g.rows {

@@ -40,6 +40,15 @@ type Config struct {
 	NasaC float64 // c = √α·D of Eq. 10 and Λ of Eq. 38
 	NasaH float64 // H, the strong-convexity estimate of Eq. 27 and 34
 	NasaL float64 // L, the smoothness constant of Eq. 38
+
+	// RMS runs the learner on x̃_j = x_j/s_j, s_j the root mean square of
+	// feature j's training values so far, with Σx_j² and n_j kept in two
+	// more columns of the feature's row (rms.go): what package ada's
+	// Prescaled wrapper does around the learner without it, the same
+	// bits, without the wrapper's table. The saved rows leave the columns
+	// out; the caller saves the scales (Scales) and gives them back to a
+	// loaded learner (SetScales).
+	RMS bool
 }
 
 // Row layout of the feature table of the schedule-driven learners; the
@@ -78,6 +87,15 @@ type GD struct {
 	// adaNorm selects learnAdaNorm (fast.go), the default learner's
 	// update without the per-feature tests of the general loop.
 	adaNorm bool
+
+	// Config.RMS (rms.go): rOff is the column of Σx_j² (n_j follows),
+	// the width of the row without the two (0 without RMS); rmsOrder the
+	// rows with a scale, in the order they got their first value; xt and
+	// sx the example on x̃.
+	rOff     int
+	rmsOrder []uint32
+	xt       []float64
+	sx       sparse.Example
 }
 
 // New returns an untrained learner.
@@ -107,23 +125,34 @@ func New(cfg Config, l loss.Loss) (*GD, error) {
 	if cfg.Step != StepSchedule {
 		st = rowStride(cfg)
 	}
-	g := &GD{cfg: cfg, loss: l, tab: sparse.NewTable(cfg.Bits, st), scale: 1, t: cfg.InitialT, stride: st, ns: newScalarState()}
-	g.adaNorm = cfg.Step == StepSchedule && cfg.Adaptive && cfg.Normalized && cfg.PowerT == 0.5 && cfg.L1 == 0 && !cfg.Dual
+	rOff := 0
+	if cfg.RMS {
+		rOff, st = st, st+2
+	}
+	g := &GD{cfg: cfg, loss: l, tab: sparse.NewTable(cfg.Bits, st), scale: 1, t: cfg.InitialT, stride: st, ns: newScalarState(), rOff: rOff}
+	g.adaNorm = cfg.Step == StepSchedule && cfg.Adaptive && cfg.Normalized && cfg.PowerT == 0.5 && cfg.L1 == 0 && !cfg.Dual && !cfg.RMS
 	return g, nil
 }
 
 // RowFloats is the number of float64s the learner keeps per feature seen
 // (the memory estimate of the CLI).
 func RowFloats(cfg Config) int {
-	if cfg.Step == StepSchedule {
-		return stride
+	n := stride
+	if cfg.Step != StepSchedule {
+		n = rowStride(cfg)
 	}
-	return rowStride(cfg)
+	if cfg.RMS {
+		n += 2
+	}
+	return n
 }
 
 // Predict implements sparse.Learner.
 func (g *GD) Predict(ex *sparse.Example) float64 {
 	defer runtime.KeepAlive(g)
+	if g.rOff != 0 {
+		return g.predictRMS(ex)
+	}
 	if g.cfg.Dual {
 		return g.predictDual(ex)
 	}
@@ -146,22 +175,46 @@ func (g *GD) Predict(ex *sparse.Example) float64 {
 // Learn implements sparse.Learner.
 func (g *GD) Learn(ex *sparse.Example) float64 {
 	defer runtime.KeepAlive(g)
+	if g.rOff != 0 {
+		return g.learnRMS(ex)
+	}
 	if g.cfg.Dual {
-		return g.learnDual(ex)
+		return g.learnDual(ex, false)
 	}
 	diag := g.cfg.Step == StepNASA && g.cfg.Adaptive
 	if g.cfg.Step != StepSchedule && !diag {
-		return g.learnScalar(ex)
+		return g.learnScalar(ex, false)
 	}
 	if g.adaNorm && g.gravity == 0 {
 		return g.learnAdaNorm(ex)
 	}
-	n := len(ex.Idx)
 	st := g.stride
 	g.rows = g.rows[:0]
 	for _, slot := range ex.Idx {
 		g.rows = append(g.rows, g.tab.Row(slot)*st)
 	}
+	return g.learnRows(ex)
+}
+
+// learnRMS is Learn with Config.RMS: the rows looked up once, by
+// rmsLearn, and the update on x̃.
+func (g *GD) learnRMS(ex *sparse.Example) float64 {
+	ex = g.rmsLearn(ex)
+	if g.cfg.Dual {
+		return g.learnDual(ex, true)
+	}
+	diag := g.cfg.Step == StepNASA && g.cfg.Adaptive
+	if g.cfg.Step != StepSchedule && !diag {
+		return g.learnScalar(ex, true)
+	}
+	return g.learnRows(ex)
+}
+
+// learnRows is Learn's general loop (the schedule's steps and per-feature
+// NASA) on ex, whose rows are g.rows.
+func (g *GD) learnRows(ex *sparse.Example) float64 {
+	diag := g.cfg.Step == StepNASA && g.cfg.Adaptive
+	n := len(ex.Idx)
 	rows := g.tab.Rows
 	var dot float64
 	if g.cfg.L1 > 0 || g.gravity > 0 {
@@ -351,7 +404,7 @@ func (g *GD) Save(w *model.Writer) error {
 		w.Float64(g.gravity)
 	}
 	w.Uint32s(g.tab.Keys)
-	w.Float64s(g.tab.Rows)
+	w.Float64s(g.savedRows())
 	return nil
 }
 
@@ -374,6 +427,7 @@ func Load(r *model.Reader, cfg Config, l loss.Loss) (*GD, error) {
 	if err := r.Done(); err != nil {
 		return nil, err
 	}
+	g.widenRows()
 	if err := g.tab.Rebuild(); err != nil {
 		return nil, fmt.Errorf("%w: %v", model.ErrCorrupt, err)
 	}

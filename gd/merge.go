@@ -63,6 +63,10 @@ func (g *GD) mergeParts(a *sparse.MergeArgs) (parts []*GD, tabs []*sparse.Table,
 	if g.tab.Len() != 0 || g.t != g.cfg.InitialT {
 		return nil, nil, nil, errors.New("merge: the receiving learner is not new")
 	}
+	if g.cfg.RMS {
+		// As the wrapper's models (learners.MergeFiles refuses them).
+		return nil, nil, nil, errors.New("models trained on x_j/s_j (Config.RMS) cannot be merged: each part's weights and accumulators are in the units of its own scales s_j")
+	}
 	if g.cfg.Step != StepSchedule {
 		return nil, nil, nil, fmt.Errorf("models trained with %s steps cannot be merged: their per-feature state is a running mean, not a sum; train the shards with the AdaGrad, normalized or plain gradient descent updates", g.cfg.Step)
 	}

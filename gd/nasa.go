@@ -353,14 +353,17 @@ func splitOK(a, b, c, e float64) bool {
 // learnScalar is Learn for the Ouyang & Gray (KDD 2012) steps. Per example it touches the
 // example's features three times (dot products; the variation; the
 // update) and never the others, except for the amortised re-sum of N and
-// the accelerated variant's rare re-bases.
-func (g *GD) learnScalar(ex *sparse.Example) float64 {
+// the accelerated variant's rare re-bases. looked says g.rows holds the
+// example's rows already (Config.RMS).
+func (g *GD) learnScalar(ex *sparse.Example, looked bool) float64 {
 	s := &g.ns
 	step := g.cfg.Step
 	tracks, accel := step.tracksVariation(), step == StepNASAAccel
-	g.rows = g.rows[:0]
-	for _, slot := range ex.Idx {
-		g.rows = append(g.rows, g.tab.Row(slot)*g.stride)
+	if !looked {
+		g.rows = g.rows[:0]
+		for _, slot := range ex.Idx {
+			g.rows = append(g.rows, g.tab.Row(slot)*g.stride)
+		}
 	}
 	rows := g.tab.Rows
 	var wx, ux, Gx, xx float64

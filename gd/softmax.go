@@ -78,6 +78,9 @@ func NewSoftmax(cfg Config, k int) (*Softmax, error) {
 	if cfg.Step != StepSchedule {
 		return nil, errors.New("the softmax model takes the AdaGrad, normalized or plain gradient steps (Config.Step schedule), not NASA's")
 	}
+	if cfg.RMS {
+		return nil, errors.New("Config.RMS: the softmax model learns on x as given")
+	}
 	m := &Softmax{cfg: cfg, k: k, scale: 1, t: cfg.InitialT,
 		s: make([]float64, k), p: make([]float64, k), c: make([]float64, k)}
 	m.tab = sparse.NewTable(cfg.Bits, m.stride())

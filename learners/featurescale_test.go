@@ -1,16 +1,19 @@
 package learners
 
 import (
+	"bytes"
 	"maps"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/sparseson/sparseson/ada"
 	"github.com/sparseson/sparseson/gd"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/reduce"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -165,6 +168,9 @@ func TestFeatureScaleOracle(t *testing.T) {
 			if worst > 1e-12 {
 				t.Errorf("the wrapped learner's predictions differ from the raw learner's on x̃ by %.3g (relative)", worst)
 			}
+			if g, ok := auto.(*ada.Prescaled).Inner().(*gd.GD); !ok || g.Scaled() == 0 {
+				t.Errorf("the scales are not folded into gd's rows (gd.Config.RMS): %T", auto.(*ada.Prescaled).Inner())
+			}
 			if worstUnits > 1e-9 {
 				t.Errorf("features ×k_j: predictions differ by %.3g (relative)", worstUnits)
 			}
@@ -254,5 +260,64 @@ func TestFeatureScaleResume(t *testing.T) {
 				t.Fatalf("%s: example %d: resumed learner %v, the one never saved %v", tc.name, 200+i, q, p)
 			}
 		}
+	}
+}
+
+// TestFeatureScaleFoldOAA: --oaa K over each update under feature_scale
+// auto (the scales folded into every base's rows, gd.Config.RMS) learns,
+// predicts and saves as K bases of the wrapper with its own table around
+// gd.GD (ada.NewPrescaled, how the command built them before): the same
+// bits, the same bytes.
+func TestFeatureScaleFoldOAA(t *testing.T) {
+	const k = 3
+	data := scaleProblem(300)
+	for i := range data {
+		data[i].Label = float64(1 + i*7%k)
+		if i%4 == 1 {
+			data[i].Weight = 2
+		}
+	}
+	for _, tc := range gdScaleCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			o := gdScaleOptions(tc.s)
+			o["oaa"] = strconv.Itoa(k)
+			folded, err := FromModel(o, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := gdConfig(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := mustLoss(t, o)
+			ObserveClasses(l)
+			wrapped, err := reduce.NewOAA(k, cfg.Bits, func(*model.Reader) (sparse.Learner, error) {
+				in, err := gd.New(cfg, l)
+				return ada.NewPrescaled(in, cfg.Bits), err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range data[:250] {
+				if a, b := folded.Learn(&data[i]), wrapped.Learn(&data[i]); math.Float64bits(a) != math.Float64bits(b) {
+					t.Fatalf("example %d: learns %v, the wrapper %v", i, a, b)
+				}
+			}
+			for i := range data[250:] {
+				if a, b := folded.Predict(&data[250+i]), wrapped.Predict(&data[250+i]); math.Float64bits(a) != math.Float64bits(b) {
+					t.Fatalf("example %d: predicts %v, the wrapper %v", 250+i, a, b)
+				}
+			}
+			var fb, wb bytes.Buffer
+			if err := model.Encode(&fb, o, folded.Save); err != nil {
+				t.Fatal(err)
+			}
+			if err := model.Encode(&wb, o, wrapped.Save); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(fb.Bytes(), wb.Bytes()) {
+				t.Error("the saved models differ")
+			}
+		})
 	}
 }

@@ -44,12 +44,9 @@ var gdFamily = &Family{
 	},
 	memory: func(o model.Options) (float64, float64, error) {
 		cfg, err := gdConfig(o)
-		per := 8 * float64(gd.RowFloats(cfg))
-		if o["feature_scale"] == "auto" {
-			// The wrapper's row (Σx_j², n_j) and its key.
-			per += 8*2 + 4
-		}
-		return per, 0, err
+		// feature_scale auto: Σx_j² and n_j in the row (gd.Config.RMS).
+		cfg.RMS = o["feature_scale"] == "auto"
+		return 8 * float64(gd.RowFloats(cfg)), 0, err
 	},
 	describe: func(o model.Options) []string {
 		lines := gdDescribe(o)
@@ -61,8 +58,9 @@ var gdFamily = &Family{
 }
 
 // gdPrescaled makes (r nil) or loads the first-order learner of cfg on
-// pre-scaled features (feature_scale auto): ada.Prescaled around gd.GD,
-// the scales in the wrapper's own table. An update that is not normalized
+// pre-scaled features (feature_scale auto): ada.Prescaled with the scales
+// folded into gd.GD's own rows (gd.Config.RMS), which learns and saves as
+// the wrapper with a table of its own around gd.GD did. An update that is not normalized
 // steps the margin by η·ℓ′·‖x‖² (sgd) or by a multiple of it that still
 // depends on the features' units (AdaGrad without normalization, the NASA
 // steps on plain gradient descent, whose H and L are in the units of
@@ -71,14 +69,21 @@ var gdFamily = &Family{
 // feature multiplied by k_j gives s_j·k_j and the same x̃
 // (docs/algorithms.md §19).
 func gdPrescaled(cfg gd.Config, l loss.Loss, r *model.Reader) (sparse.Learner, error) {
+	cfg.RMS = true
 	if r == nil {
-		in, err := gd.New(cfg, l)
+		g, err := gd.New(cfg, l)
 		if err != nil {
 			return nil, err
 		}
-		return ada.NewPrescaled(in, cfg.Bits), nil
+		return ada.NewPrescaledFolded(g), nil
 	}
-	return ada.LoadPrescaled(r, cfg.Bits, func(r *model.Reader) (sparse.Learner, error) { return gd.Load(r, cfg, l) })
+	return ada.LoadPrescaledFolded(r, func(r *model.Reader) (ada.FoldedLearner, error) {
+		g, err := gd.Load(r, cfg, l)
+		if err != nil {
+			return nil, err // not a nil *gd.GD in the interface
+		}
+		return g, nil
+	})
 }
 
 // gdDescribe is the run header's description of a first-order model.

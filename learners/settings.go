@@ -41,7 +41,7 @@ type Settings struct {
 	Dual, Mirror                           bool   // the update of ADA-DIAG and the FD-adaptive learners
 	Delta                                  string // δ: "auto" or a number
 	// FeatureScale is auto or raw: auto ("" too) runs an update that is
-	// not normalized on x_j/s_j (GDPrescaled); raw on x as given.
+	// not normalized on x_j/s_j (gd.Config.RMS); raw on x as given.
 	FeatureScale string
 
 	// SON and full ONS: Sketch is "" (Oja), a name of Sketches(), or full.

@@ -1,0 +1,248 @@
+package gd
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+
+	"github.com/sparseson/sparseson/model"
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// Pre-scaling by the root mean square (Config.RMS), for --feature_scale
+// auto: the learner runs on x̃_j = x_j/s_j, s_j = √(Σx_j²/n_j) over feature
+// j's training values so far, the example being learned included (why:
+// package ada's Prescaled, docs/algorithms.md §19). The sums Σx_j² and n_j
+// are two columns at the end of the feature's row (rOff), so x̃ comes from
+// the row Learn fetches anyway: as a wrapper with a table of its own
+// (ada.NewPrescaled around New) the pre-scaling cost a second slot lookup
+// and row per feature and a copy of the example's values.
+//
+// The rules are the wrapper's, bit for bit: a learned example with a
+// positive importance weight adds every value whose square is in
+// (0, MaxFloat64] to its feature's sums (none whose sum would overflow),
+// all of them before any x̃ is computed, so that a slot repeated in the
+// example is scaled as its other occurrences; a feature without a value
+// in its sums counts as 0, as does a feature never seen in training at
+// prediction. Learn's rows are made for every slot of the example, in its
+// order, as the wrapped learner makes them, so the table's keys are in
+// the same order.
+//
+// The saved model is the wrapper's too: Scales gives the wrapper's table
+// of scales (the features with a value, in the order they got their
+// first, with their sums), and Save writes the rows without the two
+// columns, so that models written by either form are the same bytes.
+
+// rmsLearn makes the example's rows (g.rows), adds its values to their
+// sums when ex.Weight > 0, and returns the example on x̃ (g.sx, whose
+// values are g.xt).
+func (g *GD) rmsLearn(ex *sparse.Example) *sparse.Example {
+	g.rows = g.tab.Offsets(g.rows[:0], ex.Idx)
+	offs := g.rows
+	rows := g.tab.Rows
+	val := ex.Val[:len(offs)]
+	r := g.rOff
+	if ex.Weight > 0 {
+		for i, o := range offs {
+			v := val[i]
+			q := float64(v * v)
+			if !(q > 0 && q <= math.MaxFloat64) {
+				continue // no scale from a zero, or from a square that overflows
+			}
+			j := o + r
+			if sq := float64(rows[j] + q); sq <= math.MaxFloat64 {
+				n := rows[j+1]
+				if n == 0 {
+					g.rmsOrder = append(g.rmsOrder, uint32(o/g.stride))
+				}
+				rows[j], rows[j+1] = sq, n+1
+			}
+		}
+	}
+	if cap(g.xt) < len(offs) {
+		g.xt = make([]float64, len(offs), 2*len(offs))
+	}
+	xt := g.xt[:len(offs)]
+	rmsScale(xt, val, rows, offs, r)
+	return g.scaledExample(ex, xt)
+}
+
+// rmsScaleGo sets xt[i] = val[i]/√(Σx²/n) from the sums at rows[o+r],
+// rows[o+r+1] of each offset o, or 0 where n is 0: rmsScale's arithmetic
+// one feature at a time. On amd64 rmsScale takes two features a step
+// (rms_amd64.s), the divisions and square roots of two features sharing
+// one packed instruction each: news20 ×10 as text under --adaptive took
+// 0.72 CPU-s with this loop, 0.67 with the pairs, raw 0.59 (least of 7
+// alternated runs, load 4.4–4.7 on 2 cores).
+func rmsScaleGo(xt, val, rows []float64, offs []int, r int) {
+	for i, o := range offs {
+		row := rows[o+r : o+r+2 : o+r+2]
+		x := 0.0
+		if row[1] > 0 {
+			x = val[i] / math.Sqrt(row[0]/row[1])
+		}
+		xt[i] = x
+	}
+}
+
+// scaledExample is ex with the values xt, in g.sx: the fields Learn and
+// Predict read, as the wrapper copies them.
+func (g *GD) scaledExample(ex *sparse.Example, xt []float64) *sparse.Example {
+	s := &g.sx
+	s.Label, s.HasLabel, s.Weight, s.Initial, s.Tag = ex.Label, ex.HasLabel, ex.Weight, ex.Initial, ex.Tag
+	s.Idx, s.Val = ex.Idx, xt
+	return s
+}
+
+// predictRMS is Predict on x̃: each mode's sum over the seen features in
+// the example's order, as the wrapped learner adds them.
+func (g *GD) predictRMS(ex *sparse.Example) float64 {
+	g.rows = g.tab.FindOffsets(g.rows[:0], ex.Idx)
+	offs := g.rows
+	rows := g.tab.Rows
+	val := ex.Val[:len(offs)]
+	r := g.rOff
+	if cap(g.xt) < len(offs) {
+		g.xt = make([]float64, len(offs), 2*len(offs))
+	}
+	xt := g.xt[:len(offs)]
+	for i, o := range offs {
+		x := 0.0
+		if o >= 0 {
+			if row := rows[o+r : o+r+2 : o+r+2]; row[1] > 0 {
+				x = val[i] / math.Sqrt(row[0]/row[1])
+			}
+		}
+		xt[i] = x
+	}
+	switch {
+	case g.cfg.Dual:
+		var s float64
+		for i, o := range offs {
+			if o >= 0 {
+				s += g.dualWeight(o) * xt[i]
+			}
+		}
+		return ex.Initial + s
+	case g.cfg.Step == StepNASAAccel:
+		var wx, ux float64
+		for i, o := range offs {
+			if o >= 0 {
+				wx += rows[o+colW] * xt[i]
+				ux += rows[o+colU] * xt[i]
+			}
+		}
+		return ex.Initial + g.ns.c*wx + g.ns.e*ux
+	case g.cfg.L1 > 0 || g.gravity > 0:
+		var dot float64
+		for i, o := range offs {
+			if o >= 0 {
+				dot += trunc(rows[o+colW], g.gravity) * xt[i]
+			}
+		}
+		return ex.Initial + g.scale*dot
+	}
+	var dot float64
+	for i, o := range offs {
+		if o >= 0 {
+			dot += rows[o+colW] * xt[i]
+		}
+	}
+	return ex.Initial + g.scale*dot
+}
+
+// savedRows is the table's rows as Save writes them: without the RMS
+// columns, whose sums the owner saves in its own form (Scales).
+func (g *GD) savedRows() []float64 {
+	if g.rOff == 0 {
+		return g.tab.Rows
+	}
+	rows := g.tab.Rows
+	out := make([]float64, 0, len(g.tab.Keys)*g.rOff)
+	for o := 0; o < len(rows); o += g.stride {
+		out = append(out, rows[o:o+g.rOff]...)
+	}
+	return out
+}
+
+// widenRows gives rows read as savedRows wrote them their RMS columns
+// (zero until SetScales); rows of another length are left to Rebuild's
+// check.
+func (g *GD) widenRows() {
+	t := g.tab
+	if g.rOff == 0 || len(t.Rows) != len(t.Keys)*g.rOff {
+		return
+	}
+	wide := make([]float64, len(t.Keys)*g.stride)
+	for r := range t.Keys {
+		copy(wide[r*g.stride:], t.Rows[r*g.rOff:(r+1)*g.rOff])
+	}
+	t.Rows = wide
+}
+
+// Scale is s_j of slot: 0 for a feature without a training value (or a
+// learner without Config.RMS).
+func (g *GD) Scale(slot uint32) float64 {
+	defer runtime.KeepAlive(g)
+	r := g.tab.Find(slot)
+	if r < 0 || g.rOff == 0 {
+		return 0
+	}
+	row := g.tab.Rows[r*g.stride+g.rOff:]
+	if !(row[1] > 0) {
+		return 0
+	}
+	return math.Sqrt(row[0] / row[1])
+}
+
+// Scaled is the number of features with a scale.
+func (g *GD) Scaled() int { return len(g.rmsOrder) }
+
+// Scales returns the features with a scale, in the order they got their
+// first training value, and their sums [Σx_j², n_j] one pair each: the
+// table package ada's Prescaled keeps as a wrapper, and saves.
+func (g *GD) Scales() (keys []uint32, sums []float64) {
+	defer runtime.KeepAlive(g)
+	keys = make([]uint32, len(g.rmsOrder))
+	sums = make([]float64, 0, 2*len(g.rmsOrder))
+	for i, r := range g.rmsOrder {
+		keys[i] = g.tab.Keys[r]
+		o := int(r)*g.stride + g.rOff
+		sums = append(sums, g.tab.Rows[o], g.tab.Rows[o+1])
+	}
+	return keys, sums
+}
+
+// SetScales installs the sums Scales returned (a loaded model's) into a
+// learner of Config.RMS without any: every slot must have a row, and
+// appear once, with Σx² > 0 and n ≥ 1 finite.
+func (g *GD) SetScales(keys []uint32, sums []float64) error {
+	defer runtime.KeepAlive(g)
+	if g.rOff == 0 || len(g.rmsOrder) > 0 {
+		return fmt.Errorf("gd: SetScales on a learner without Config.RMS or with scales")
+	}
+	if len(sums) != 2*len(keys) {
+		return fmt.Errorf("%w: %d feature scale sums for %d features", model.ErrCorrupt, len(sums), len(keys))
+	}
+	order := make([]uint32, 0, len(keys))
+	for i, k := range keys {
+		sq, n := sums[2*i], sums[2*i+1]
+		if !(sq > 0) || math.IsInf(sq, 0) || !(n >= 1) || math.IsInf(n, 0) {
+			return fmt.Errorf("%w: feature scale sums %v, %v", model.ErrCorrupt, sq, n)
+		}
+		// Find masks k: a key beyond the hash space would stand for
+		// another slot's row (the wrapper's loader refuses it).
+		r := g.tab.Find(k)
+		if r < 0 || g.tab.Keys[r] != k {
+			return fmt.Errorf("%w: a feature scale for slot %d, which has no state", model.ErrCorrupt, k)
+		}
+		row := g.tab.Rows[r*g.stride+g.rOff:]
+		if row[1] != 0 {
+			return fmt.Errorf("%w: slot %d has two feature scales", model.ErrCorrupt, k)
+		}
+		row[0], row[1] = sq, n
+		order = append(order, uint32(r))
+	}
+	g.rmsOrder = order
+	return nil
+}
