@@ -2,6 +2,7 @@ package gd
 
 import (
 	"fmt"
+	"github.com/sparseson/sparseson/internal/linalg"
 	"math"
 	"runtime"
 
@@ -63,26 +64,11 @@ func (g *GD) rmsLearn(ex *sparse.Example) *sparse.Example {
 		g.xt = make([]float64, len(offs), 2*len(offs))
 	}
 	xt := g.xt[:len(offs)]
-	rmsScale(xt, val, rows, offs, r)
+	// Two features a step on amd64: news20 ×10 as text under --adaptive
+	// took 0.72 CPU-s one feature at a time, 0.67 with the pairs, raw 0.59
+	// (least of 7 alternated runs, load 4.4–4.7 on 2 cores).
+	linalg.RMSScale(xt, val, rows, offs, r, 0)
 	return g.scaledExample(ex, xt)
-}
-
-// rmsScaleGo sets xt[i] = val[i]/√(Σx²/n) from the sums at rows[o+r],
-// rows[o+r+1] of each offset o, or 0 where n is 0: rmsScale's arithmetic
-// one feature at a time. On amd64 rmsScale takes two features a step
-// (rms_amd64.s), the divisions and square roots of two features sharing
-// one packed instruction each: news20 ×10 as text under --adaptive took
-// 0.72 CPU-s with this loop, 0.67 with the pairs, raw 0.59 (least of 7
-// alternated runs, load 4.4–4.7 on 2 cores).
-func rmsScaleGo(xt, val, rows []float64, offs []int, r int) {
-	for i, o := range offs {
-		row := rows[o+r : o+r+2 : o+r+2]
-		x := 0.0
-		if row[1] > 0 {
-			x = val[i] / math.Sqrt(row[0]/row[1])
-		}
-		xt[i] = x
-	}
 }
 
 // scaledExample is ex with the values xt, in g.sx: the fields Learn and

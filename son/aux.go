@@ -81,7 +81,7 @@ func (p *Split) Aux() (rows []float64, offs []int, xt []float64, col int) {
 // without state counts 0), summed in the example's order — the sum a
 // caller's loop over Aux's rows would form, bit for bit — and true; or
 // false for a split without SplitOptions.AuxDot. Begin forms it in the
-// RMS pass that computes x̃ (rms_amd64.s), so the caller's state in the
+// RMS pass that computes x̃ (linalg.RMSScale), so the caller's state in the
 // row costs no pass of its own.
 func (p *Split) AuxDot() (float64, bool) {
 	s := p.s

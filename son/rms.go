@@ -2,6 +2,7 @@ package son
 
 import (
 	"fmt"
+	"github.com/sparseson/sparseson/internal/linalg"
 	"math"
 	"runtime"
 
@@ -34,11 +35,11 @@ import (
 // that models written before and after the fold are the same bytes.
 
 // rmsLearn adds the example's values to their features' sums (add) and
-// then sets xt to x̃ (rmsScale); the rows are the example's offsets
+// then sets xt to x̃ (linalg.RMSScale); the rows are the example's offsets
 // s.offs.
 //
 // The sums' pass waits on the rows' lines, x̃'s on two divisions and a
-// square root per feature, which rmsScale takes two features at a time
+// square root per feature, which linalg.RMSScale takes two features at a time
 // (FTSL on news20 ×10 from the cache spent 0.12 of rmsLearn's 0.58 s of
 // CPU profile in the sums and 0.32 s in x̃, one feature at a time).
 // Against one pass that scaled each value as it added it (overlapping
@@ -68,26 +69,7 @@ func (s *Learner) rmsLearn(val []float64, add bool) {
 			}
 		}
 	}
-	s.dot = rmsScale(s.xt[:len(offs)], val, rows, offs, r, s.dotOff)
-}
-
-// rmsScaleGo sets xt[i] = val[i]/√(Σx²/n) from the sums at rows[o+r],
-// rows[o+r+1] of each offset o, or 0 where n is 0, and with dot ≠ 0
-// returns Σ_i rows[o+dot]·xt[i] (in order): rmsScale's arithmetic one
-// feature at a time.
-func rmsScaleGo(xt, val, rows []float64, offs []int, r, dot int) (s float64) {
-	for i, o := range offs {
-		row := rows[o+r : o+r+2 : o+r+2]
-		x := 0.0
-		if row[1] > 0 {
-			x = val[i] / math.Sqrt(row[0]/row[1])
-		}
-		xt[i] = x
-		if dot != 0 {
-			s += rows[o+dot] * x
-		}
-	}
-	return s
+	s.dot = linalg.RMSScale(s.xt[:len(offs)], val, rows, offs, r, s.dotOff)
 }
 
 // rmsPredict sets xt to x̃ for a prediction (resolve's offsets, −1 for an

@@ -1,4 +1,4 @@
-package son
+package linalg
 
 import (
 	"math"
@@ -44,7 +44,7 @@ func TestRMSScaleBits(t *testing.T) {
 			for _, dot := range []int{0, -1, -2} {
 				got, want := make([]float64, n+1), make([]float64, n+1)
 				got[n], want[n] = 42, 42 // past the features: untouched
-				gs := rmsScale(got, val, rows, offs, r, dot)
+				gs := RMSScale(got, val, rows, offs, r, dot)
 				ws := rmsScaleGo(want, val, rows, offs, r, dot)
 				for i := range got {
 					if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
@@ -73,7 +73,7 @@ func TestRMSScaleBits(t *testing.T) {
 				}
 			}()
 			xt := make([]float64, 3)
-			rmsScale(xt, []float64{1, 2, 3}, rows, []int{-r, c.o, -r}, r, -1)
+			RMSScale(xt, []float64{1, 2, 3}, rows, []int{-r, c.o, -r}, r, -1)
 		})
 	}
 }
@@ -94,6 +94,6 @@ func BenchmarkRMSScale(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		rmsScale(xt, val, rows, offs, r, -1)
+		RMSScale(xt, val, rows, offs, r, -1)
 	}
 }

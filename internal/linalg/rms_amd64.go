@@ -1,6 +1,6 @@
 //go:build !purego
 
-package son
+package linalg
 
 // rmsScaleAsm is rms_amd64.s's kernel for rmsScale, with the dot
 // product's column k after the sums' (0: none): two features a step,
@@ -19,7 +19,7 @@ func rmsScale(xt, val, rows []float64, offs []int, r, dot int) float64 {
 	if dot != 0 {
 		k = dot - r
 		if k < 2 {
-			panic("son: rmsScale's dot column overlaps the sums")
+			panic("linalg: RMSScale's dot column overlaps the sums")
 		}
 	}
 	if len(rows) >= 2 {
