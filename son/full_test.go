@@ -320,9 +320,16 @@ func TestFullSaveLoadContinue(t *testing.T) {
 
 func TestFullConfigErrors(t *testing.T) {
 	l := loss.Logistic{}
-	_, err := son.NewFull(son.Config{Bits: 13, C: 1, Eta0: 1}, 1, l)
-	if err == nil || !strings.Contains(err.Error(), "1..12") {
-		t.Errorf("-b 13: %v", err)
+	// The cap is on the slots kept (TestFullSlotCap), not on the hash
+	// space: any -b the table supports is accepted.
+	for _, c := range []struct {
+		bits uint
+		ok   bool
+	}{{0, false}, {1, true}, {13, true}, {18, true}, {sparse.MaxBits, true}, {sparse.MaxBits + 1, false}} {
+		_, err := son.NewFull(son.Config{Bits: c.bits, C: 1, Eta0: 1}, 1, l)
+		if (err == nil) != c.ok || err != nil && !strings.Contains(err.Error(), "Config.Bits") {
+			t.Errorf("-b %d: %v", c.bits, err)
+		}
 	}
 	for _, alpha := range []float64{0, -1, math.Inf(1), math.NaN()} {
 		if _, err := son.NewFull(son.Config{Bits: 6, C: 1, Eta0: 1}, alpha, l); err == nil {
