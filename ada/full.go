@@ -399,11 +399,10 @@ func (f *Full) Save(w *model.Writer) error {
 	w.Float64(f.t)
 	w.Uint64(uint64(f.dsyev))
 	w.Float64s(f.lam)
-	u := make([]float64, k*r)
-	for j := 0; j < k; j++ {
-		copy(u[j*r:j*r+r], f.u[j*f.stride:j*f.stride+r])
+	w.Float64sLen(k * r)
+	for j := range k {
+		w.Float64sPart(f.u[j*f.stride : j*f.stride+r])
 	}
-	w.Float64s(u)
 	w.Uint32s(f.tab.Keys)
 	w.Float64s(f.tab.Rows)
 	return nil

@@ -421,8 +421,11 @@ func (f *Full) Save(w *model.Writer) error {
 	w.Uint64(uint64(f.clamp))
 	w.Uint32s(f.tab.Keys)
 	w.Float64s(f.tab.Rows)
-	inv, _ := f.Ainv()
-	w.Float64s(inv)
+	k := f.tab.Len()
+	w.Float64sLen(k * k)
+	for i := range k {
+		w.Float64sPart(f.ainv[i*f.cap : i*f.cap+k])
+	}
 	return nil
 }
 
@@ -455,12 +458,9 @@ func LoadFull(r *model.Reader, cfg Config, alpha float64, l loss.Loss) (*Full, e
 			}
 		}
 	}
-	if k > 0 {
-		f.grow(0, k)
-		cp := f.cap
-		for i := 0; i < k; i++ {
-			copy(f.ainv[i*cp:i*cp+k], inv[i*k:i*k+k])
-		}
-	}
+	// The saved block is the live block at stride k: kept as it is, so
+	// that loading needs no second copy of the model.
+	f.ainv, f.cap = inv, k
+	f.y, f.s = make([]float64, k), make([]float64, k)
 	return f, nil
 }
