@@ -428,8 +428,10 @@ func TestFullExtremeInputs(t *testing.T) {
 // zero-weight example holding every slot creates their state without
 // learning), then learns 64 examples; the timed loop cycles through 512
 // further ones.
+// BenchmarkFull: one example at k slots kept; at bits=18 the first 4096
+// slots are kept and most of the example's features are refused.
 func BenchmarkFull(b *testing.B) {
-	for _, bits := range []uint{8, 10, 12} {
+	for _, bits := range []uint{8, 10, 12, 18} {
 		b.Run(fmt.Sprintf("bits=%d", bits), func(b *testing.B) {
 			data := dense.NewsLike(576, 100000, 130, bits, 1)
 			f, err := son.NewFull(son.Config{Bits: bits, C: 1, Eta0: 1}, 1, loss.Logistic{})
@@ -437,7 +439,7 @@ func BenchmarkFull(b *testing.B) {
 				b.Fatal(err)
 			}
 			all := sparse.Example{Weight: 0, HasLabel: true, Label: 1}
-			for j := uint32(0); j < 1<<bits; j++ {
+			for j := range uint32(min(1<<bits, son.MaxFullSlots)) {
 				all.Idx = append(all.Idx, j)
 				all.Val = append(all.Val, 1)
 			}
@@ -452,6 +454,7 @@ func BenchmarkFull(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(f.Seen()), "slots")
+			b.ReportMetric(float64(f.Ignored().Occurrences)/float64(b.N+64), "ignored/example")
 		})
 	}
 }
