@@ -19,17 +19,20 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// MaxFullBits is the largest hash space ADA-FULL accepts: its U is k×k for
-// the k ≤ 2^bits slots seen (128 MiB at 2^12), and an example costs
-// O(k·r²) for the rank r ≤ k of G_t.
-const MaxFullBits = son.MaxFullBits
+// MaxFullSlots is the most slots ADA-FULL keeps: its U is k×r, r ≤ k, for
+// the k slots kept (128 MiB at 4096), and an example costs O(k·r²). As
+// for full ONS (son.MaxFullSlots), the bound is on the features kept, not
+// on -b, whose collisions no pre-scaling can undo.
+const MaxFullSlots = son.MaxFullSlots
 
 // Full is ADA-FULL (Duchi, Hazan and Singer 2011; Wan & Zhang (TPAMI 2022), Eq. 1 and 2):
 // the preconditioner H_t = δI + G_t^{1/2} with the exact G_t = Σ_{s≤t} g_sg_sᵀ
 // over the slots seen, under dual averaging (β_{t+1} = −η·H_t⁻¹ḡ_t) or
 // mirror descent (β_{t+1} = β_t − η·H_t⁻¹g_t); δ = 0 takes the
 // pseudo-inverse G_t^{†1/2}. It is the dense reference a user can run on
-// small data (--ada_full, -b ≤ 12), as --full is for ONS.
+// small data (--ada_full), as --full is for ONS. A slot first met when
+// MaxFullSlots slots are kept is refused (sparse.SlotCap) and treated as
+// never seen: ADA-FULL on the stream without the refused features.
 //
 // G_t is kept as its eigendecomposition UΛUᵀ on its range (U k×r with
 // orthonormal columns, Λ > 0): adding gg ᵀ is the Gram matrix of
@@ -49,9 +52,11 @@ type Full struct {
 	t       float64
 	dsyev   int // arrowheads the secular solver did not vouch for
 	refused int // mirror-descent steps refused (out of range)
+	limit   sparse.SlotCap
 
-	// per-example scratch
+	// per-example scratch: the example's kept features (rows, values)
 	rows          []int
+	vals          []float64
 	gs            []float64 // √h·ℓ′·x on the example's rows
 	a, y, phi     []float64
 	step          []float64 // mirror descent's change of β
@@ -65,12 +70,12 @@ func NewFull(cfg Config, l loss.Loss) (*Full, error) {
 	if err := cfg.validateFull(); err != nil {
 		return nil, err
 	}
-	return &Full{cfg: cfg, loss: l, tab: sparse.NewTable(cfg.Bits, 1), arrow: linalg.NewArrowhead(16)}, nil
+	return &Full{cfg: cfg, loss: l, tab: sparse.NewTable(cfg.Bits, 1), arrow: linalg.NewArrowhead(16), limit: sparse.NewSlotCap(MaxFullSlots, cfg.Bits)}, nil
 }
 
 func (c Config) validateFull() error {
-	if c.Bits < 1 || c.Bits > MaxFullBits {
-		return fmt.Errorf("ADA-FULL keeps a dense k×k eigenbasis: Config.Bits %d out of range 1..%d", c.Bits, MaxFullBits)
+	if c.Bits < 1 || c.Bits > sparse.MaxBits {
+		return fmt.Errorf("Config.Bits %d out of range 1..%d", c.Bits, sparse.MaxBits)
 	}
 	if c.Precond != Delta || c.Update != Mirror && c.Update != Dual {
 		return errors.New("ada: ADA-FULL has the δ preconditioner and a mirror or dual update")
@@ -113,17 +118,27 @@ func grow(v []float64, n int) []float64 {
 	return v[:n]
 }
 
-// look resolves ex's rows (creating them if create; -1 for unseen ones).
+// look resolves ex's kept rows and their values (creating rows, within
+// the cap, if create; unseen slots are left out otherwise: they
+// contribute nothing).
 func (f *Full) look(ex *sparse.Example, create bool) {
-	f.rows = f.rows[:0]
-	for _, slot := range ex.Idx {
-		r := -1
-		if create {
-			r = f.tab.Row(slot)
-		} else {
+	f.rows, f.vals = f.rows[:0], f.vals[:0]
+	for i, slot := range ex.Idx {
+		var r int
+		switch {
+		case !create:
 			r = f.tab.Find(slot)
+		case f.tab.Len() < f.limit.Max:
+			r = f.tab.Row(slot)
+		default:
+			if r = f.tab.Find(slot); r < 0 {
+				f.limit.Refuse(slot)
+			}
 		}
-		f.rows = append(f.rows, r)
+		if r >= 0 {
+			f.rows = append(f.rows, r)
+			f.vals = append(f.vals, ex.Val[i])
+		}
 	}
 	if need := f.tab.Len() * f.stride; len(f.u) < need {
 		// New slots are zero rows of U: G has no mass there yet.
@@ -132,13 +147,11 @@ func (f *Full) look(ex *sparse.Example, create bool) {
 }
 
 // score is βᵀx for the looked-up example.
-func (f *Full) score(ex *sparse.Example) float64 {
+func (f *Full) score() float64 {
 	rows := f.tab.Rows
 	var s float64
 	for k, r := range f.rows {
-		if r >= 0 {
-			s += rows[r] * ex.Val[k]
-		}
+		s += rows[r] * f.vals[k]
 	}
 	if f.cfg.Update == Mirror {
 		return s
@@ -146,15 +159,12 @@ func (f *Full) score(ex *sparse.Example) float64 {
 	c, phi := f.coefficients()
 	var q float64
 	for k, r := range f.rows {
-		if r < 0 {
-			continue
-		}
 		ur := f.u[r*f.stride : r*f.stride+f.rank()]
 		var v float64
 		for i, x := range ur {
 			v += x * phi[i] * f.y[i]
 		}
-		q += v * ex.Val[k]
+		q += v * f.vals[k]
 	}
 	return -f.cfg.Eta * (c*s + q)
 }
@@ -163,14 +173,14 @@ func (f *Full) score(ex *sparse.Example) float64 {
 func (f *Full) Predict(ex *sparse.Example) float64 {
 	defer runtime.KeepAlive(f)
 	f.look(ex, false)
-	return ex.Initial + f.score(ex)
+	return ex.Initial + f.score()
 }
 
 // Learn implements sparse.Learner.
 func (f *Full) Learn(ex *sparse.Example) float64 {
 	defer runtime.KeepAlive(f)
 	f.look(ex, true)
-	pred := ex.Initial + f.score(ex)
+	pred := ex.Initial + f.score()
 	h := ex.Weight
 	d := f.loss.Deriv(pred, ex.Label)
 	if !(h > 0) || !linalg.IsFinite(pred) || !linalg.IsFinite(d) {
@@ -183,7 +193,7 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 		// Step): beyond it the example is refused and counted, before
 		// anything changes.
 		for k, r := range f.rows {
-			if !(math.Abs(rows[r]+g*ex.Val[k]) <= maxWeight) {
+			if !(math.Abs(rows[r]+g*f.vals[k]) <= maxWeight) {
 				f.refused++
 				return pred
 			}
@@ -191,13 +201,13 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 	}
 	f.t++
 	f.gs = grow(f.gs, len(f.rows))
-	for k, x := range ex.Val {
+	for k, x := range f.vals {
 		f.gs[k] = math.Sqrt(h) * d * x
 	}
 	f.addOuter()
 	if f.cfg.Update == Dual {
 		for k, r := range f.rows {
-			rows[r] += g * ex.Val[k]
+			rows[r] += g * f.vals[k]
 		}
 		f.updateY()
 		return pred
@@ -209,7 +219,7 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 	f.a = a
 	clear(a)
 	for k, row := range f.rows {
-		linalg.Axpy(g*ex.Val[k], f.u[row*f.stride:row*f.stride+r], a)
+		linalg.Axpy(g*f.vals[k], f.u[row*f.stride:row*f.stride+r], a)
 	}
 	for i := range a {
 		a[i] *= phi[i]
@@ -224,7 +234,7 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 		step[j] = eta * linalg.Dot(f.u[j*f.stride:j*f.stride+r], a)
 	}
 	for k, row := range f.rows {
-		step[row] += eta * c * g * ex.Val[k]
+		step[row] += eta * c * g * f.vals[k]
 	}
 	for j, v := range step {
 		if !(math.Abs(rows[j]-v) <= maxWeight) {
@@ -310,7 +320,9 @@ func (f *Full) addOuter() {
 	k := f.tab.Len()
 	stride := max(f.stride, r2)
 	if r2 > f.stride {
-		stride = max(r2, 2*f.stride, 8)
+		// r2 ≤ k never exceeds the cap: a wider stride would only be
+		// unused memory.
+		stride = max(r2, min(max(2*f.stride, 8), f.limit.Max))
 	}
 	f.unew = grow(f.unew, k*stride)
 	if r > 0 {
@@ -387,11 +399,10 @@ func (f *Full) Save(w *model.Writer) error {
 	w.Float64(f.t)
 	w.Uint64(uint64(f.dsyev))
 	w.Float64s(f.lam)
-	u := make([]float64, k*r)
-	for j := 0; j < k; j++ {
-		copy(u[j*r:j*r+r], f.u[j*f.stride:j*f.stride+r])
+	w.Float64sLen(k * r)
+	for j := range k {
+		w.Float64sPart(f.u[j*f.stride : j*f.stride+r])
 	}
-	w.Float64s(u)
 	w.Uint32s(f.tab.Keys)
 	w.Float64s(f.tab.Rows)
 	return nil
@@ -413,7 +424,7 @@ func LoadFull(r *model.Reader, cfg Config, l loss.Loss) (*Full, error) {
 		return nil, err
 	}
 	k, rk := len(f.tab.Keys), len(lam)
-	if rk > k || len(u) != k*rk || !(f.t >= 0) || f.dsyev < 0 {
+	if rk > k || len(u) != k*rk || !(f.t >= 0) || f.dsyev < 0 || k > f.limit.Max {
 		return nil, fmt.Errorf("%w: ADA-FULL state of rank %d over %d slots", model.ErrCorrupt, rk, k)
 	}
 	if err := f.tab.Rebuild(); err != nil {
@@ -438,9 +449,16 @@ func LoadFull(r *model.Reader, cfg Config, l loss.Loss) (*Full, error) {
 	return f, nil
 }
 
+// Ignored implements sparse.Capped: the occurrences in training of the
+// slots refused beyond MaxFullSlots.
+func (f *Full) Ignored() sparse.Ignored { return f.limit.Ignored("ADA-FULL") }
+
 // Report implements sparse.Reporter.
 func (f *Full) Report(w io.Writer) {
 	defer runtime.KeepAlive(f)
 	sparse.ReportSpectrum(w, "eigenvalues of G_t", f.lam[:min(len(f.lam), 20)], 0)
 	fmt.Fprintf(w, "ADA-FULL: rank %d over %d slots, arrowheads decomposed by Dsyev = %d, steps refused = %d\n", f.rank(), f.tab.Len(), f.dsyev, f.refused)
+	if ig := f.Ignored(); ig.Occurrences > 0 {
+		fmt.Fprintln(w, ig.Line("-b"))
+	}
 }

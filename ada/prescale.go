@@ -356,6 +356,16 @@ func (p *Prescaled) Rejected() int {
 	return 0
 }
 
+// Ignored implements sparse.Capped for a wrapped learner that keeps at
+// most a fixed number of slots (ADA-FULL); zero otherwise.
+func (p *Prescaled) Ignored() sparse.Ignored {
+	defer runtime.KeepAlive(p)
+	if c, ok := p.inner.(sparse.Capped); ok {
+		return c.Ignored()
+	}
+	return sparse.Ignored{}
+}
+
 // Report implements sparse.Reporter.
 func (p *Prescaled) Report(w io.Writer) {
 	defer runtime.KeepAlive(p)

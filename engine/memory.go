@@ -39,6 +39,16 @@ func (e *Engine) checkMemory() error {
 	slots := math.Ldexp(1, bits)
 	index := sparse.IndexBytesPerSlot(uint(bits))
 	one := slots*(index+perSlot) + fixed
+	rows := fmt.Sprintf("2^%d rows of %.0f bytes", bits, perSlot)
+	if most, perRow := e.fam.Capped(e.opts); most > 0 {
+		// A dense learner: its rows are bounded by the slots it keeps.
+		kept := min(slots, float64(most))
+		one += kept * perRow
+		rows = fmt.Sprintf("%.0f rows of %.0f bytes (the most slots it keeps)", kept, perRow)
+		if perSlot > 0 {
+			rows = fmt.Sprintf("2^%d rows of %.0f bytes and %s", bits, perSlot, rows)
+		}
+	}
 	copies, setting, extra := 1.0, "this model", ""
 	need := one
 	n := c.name
@@ -63,8 +73,8 @@ func (e *Engine) checkMemory() error {
 	if need <= limit {
 		return nil
 	}
-	msg := fmt.Sprintf("%s with this learner may need up to %s (%s × %s: a 2^%d-slot index and, if the data uses every slot, 2^%d rows of %.0f bytes%s), above %s %s (%s)",
-		setting, fmtBytes(need), strconv.FormatFloat(copies, 'f', -1, 64), fmtBytes(one), bits, bits, perSlot, extra, n("MaxMemory"), fmtBytes(limit), what)
+	msg := fmt.Sprintf("%s with this learner may need up to %s (%s × %s: a 2^%d-slot index and, if the data uses every slot, %s%s), above %s %s (%s)",
+		setting, fmtBytes(need), strconv.FormatFloat(copies, 'f', -1, 64), fmtBytes(one), bits, rows, extra, n("MaxMemory"), fmtBytes(limit), what)
 	if e.classes == 0 {
 		return fmt.Errorf("%s; lower %s, or raise %s if the data uses few of the 2^%d slots", msg, n("bits"), n("MaxMemory"), bits)
 	}

@@ -230,6 +230,12 @@ func (e *Engine) finish(passes int, interrupted bool) error {
 		rp.Report(c.Stderr)
 	}
 	e.warnRejected()
+	if c, ok := e.learner.(sparse.Capped); ok {
+		// Printed under --quiet too: a warning, not progress.
+		if ig := c.Ignored(); ig.Occurrences > 0 {
+			fmt.Fprintf(e.cfg.Stderr, "sparseson: warning: %s\n", ig.Line(e.cfg.name("bits")))
+		}
+	}
 	return nil
 }
 

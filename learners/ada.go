@@ -236,8 +236,14 @@ var adaFamily = &Family{
 			return 0, 0, err
 		}
 		if o["ada"] == ADAFull {
-			// β_j and a row of U (up to 2^b wide).
-			return 8 * (1 + math.Ldexp(1, int(cfg.Bits))), 0, nil
+			// Every slot's scale under --ada_scale auto (Σx_j², n_j), a
+			// bit for each slot refused beyond the cap (sparse.SlotCap);
+			// the slots kept are in capped.
+			per := 0.0
+			if o["ada_scale"] == "auto" {
+				per = 16
+			}
+			return per, math.Ldexp(1, int(cfg.Bits)-3), nil
 		}
 		// A feature's row: β̄_j (or ḡ_j), its Z column, the pre-scaling's
 		// Σx_j² and n_j under --ada_scale auto, and a deferred-step stamp;
@@ -252,6 +258,14 @@ var adaFamily = &Family{
 			per += 8 * 2
 		}
 		return per, 8*4*p*p + 8*256*(2*p*p+p), nil
+	},
+	capped: func(o model.Options) (int, float64) {
+		if o["ada"] != ADAFull {
+			return 0, 0
+		}
+		// β_j and a row of U and of its double buffer (ada/full.go), at
+		// most MaxFullSlots wide.
+		return ada.MaxFullSlots, 8 * (1 + 2*float64(fullRows(o, ada.MaxFullSlots)))
 	},
 	describe: func(o model.Options) []string {
 		cfg, _ := adaConfig(o)

@@ -139,8 +139,6 @@ func checkADAValues(s *Settings, name string, delta float64) error {
 		return fmt.Errorf("%s needs δ > 0 (δ = 0 is only meaningful for %s, the pseudo-inverse)", n(name), n(ADAFull))
 	case name != ADAFull && (s.SketchSize < 1 || s.SketchSize > ada.MaxTau):
 		return fmt.Errorf("%s %d: the sketch size τ of %s must be in 1..%d", n("sketch_size"), s.SketchSize, n(name), ada.MaxTau)
-	case name == ADAFull && s.Bits > ada.MaxFullBits:
-		return fmt.Errorf("%s is dense: %s %d exceeds %d", n(ADAFull), n("bit_precision"), s.Bits, ada.MaxFullBits)
 	case name == ADAFull && s.given("sketch_size"):
 		return fmt.Errorf("%s has no sketch: drop %s", n(ADAFull), n("sketch_size"))
 	case s.Classes > 0:

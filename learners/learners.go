@@ -55,9 +55,13 @@ type Family struct {
 	// model (for Resume, the checks of a resumed run).
 	Fixed []string
 
-	options  func(s *Settings) model.Options
-	build    func(o model.Options, l loss.Loss, r *model.Reader) (sparse.Learner, error)
-	memory   func(o model.Options) (perSlot, fixed float64, err error)
+	options func(s *Settings) model.Options
+	build   func(o model.Options, l loss.Loss, r *model.Reader) (sparse.Learner, error)
+	memory  func(o model.Options) (perSlot, fixed float64, err error)
+	// capped, if set, gives the rows a learner keeps for at most max
+	// slots whatever 2^b (the dense learners), perRow bytes each; max 0:
+	// none with these options.
+	capped   func(o model.Options) (max int, perRow float64)
 	describe func(o model.Options) []string
 }
 
@@ -73,6 +77,16 @@ func (f *Family) Load(o model.Options, l loss.Loss, r *model.Reader) (sparse.Lea
 // Memory returns what one learner with options o may hold: bytes per hash
 // slot in use (beside the slot index), and bytes independent of the slots.
 func (f *Family) Memory(o model.Options) (perSlot, fixed float64, err error) { return f.memory(o) }
+
+// Capped returns the state a learner with options o keeps for at most
+// max slots, however large 2^b (the dense learners): perRow bytes for each
+// of them, beside Memory's per-slot bytes. max is 0 where there is none.
+func (f *Family) Capped(o model.Options) (max int, perRow float64) {
+	if f.capped == nil {
+		return 0, 0
+	}
+	return f.capped(o)
+}
 
 // Describe returns the lines the run header prints for a learner with
 // options o; the first is "learner = …".

@@ -67,11 +67,45 @@ func TestFamilies(t *testing.T) {
 		if a, b := l.Predict(&ex), l2.Predict(&ex); a != b || o2["learner"] != fam.Name {
 			t.Errorf("%s: loaded model predicts %v, the trained one %v", fam.Name, b, a)
 		}
-		if per, _, err := fam.Memory(o); err != nil || !(per > 0) {
-			t.Errorf("%s: memory %v per slot, %v", fam.Name, per, err)
+		per, _, err := fam.Memory(o)
+		if most, perRow := fam.Capped(o); err != nil || !(per > 0 || most > 0 && perRow > 0) {
+			t.Errorf("%s: memory %v per slot, %v per kept slot (at most %d), %v", fam.Name, per, perRow, most, err)
 		}
 		if lines := fam.Describe(o); len(lines) == 0 || !strings.HasPrefix(lines[0], "learner = ") {
 			t.Errorf("%s: header %q", fam.Name, lines)
+		}
+	}
+}
+
+// TestDenseMemory: the dense learners' state is bounded by the slots they
+// keep (at most 4096), not by 2^b: the same rows at -b 12 and -b 18, and
+// a bit per slot for the features refused.
+func TestDenseMemory(t *testing.T) {
+	for _, c := range []struct {
+		fam             string
+		extra           model.Options
+		bits            int
+		per, fixed, row float64
+		most            int
+	}{
+		{"full", nil, 8, 0, 32, 8 * (2 + 256), 4096},
+		{"full", nil, 12, 0, 512, 8 * (2 + 4096), 4096},
+		{"full", nil, 18, 0, 32768, 8 * (2 + 4096), 4096},
+		{"full", model.Options{"diag_init": "auto"}, 18, 0, 32768, 8 * (3 + 4096), 4096},
+		{"ada", model.Options{"ada": ADAFull}, 12, 16, 512, 8 * (1 + 2*4096), 4096},
+		{"ada", model.Options{"ada": ADAFull, "ada_scale": "paper"}, 18, 0, 32768, 8 * (1 + 2*4096), 4096},
+		{"ada", nil, 18, -1, -1, 0, 0}, // ADA-FD: per slot, no cap
+	} {
+		o := options(c.fam, c.bits)
+		for k, v := range c.extra {
+			o[k] = v
+		}
+		fam := Lookup(c.fam)
+		per, fixed, err := fam.Memory(o)
+		most, row := fam.Capped(o)
+		if err != nil || c.per >= 0 && (per != c.per || fixed != c.fixed) || most != c.most || row != c.row {
+			t.Errorf("%s %v -b %d: %v per slot + %v, at most %d slots of %v (%v); want %v + %v, %d of %v",
+				c.fam, c.extra, c.bits, per, fixed, most, row, err, c.per, c.fixed, c.most, c.row)
 		}
 	}
 }

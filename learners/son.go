@@ -146,17 +146,32 @@ var fullFamily = &Family{
 		if p.err != nil || bits > 30 {
 			return 0, 0, p.err
 		}
-		// Per feature [u_j, D_j] (and 1/u_j with diag_init auto) and a
-		// row of the dense A⁻¹ (son/full.go).
+		// The slots refused beyond the cap: a bit each (sparse.SlotCap).
+		return 0, math.Ldexp(1, bits-3), nil
+	},
+	capped: func(o model.Options) (int, float64) {
+		// Per slot kept [u_j, D_j] (and 1/u_j with diag_init auto) and a
+		// row of the dense A⁻¹ (son/full.go), at most MaxFullSlots wide.
 		w := 2.0
 		if o["diag_init"] == "auto" {
 			w = 3
 		}
-		return 8 * (w + math.Ldexp(1, bits)), 0, nil
+		return son.MaxFullSlots, 8 * (w + float64(fullRows(o, son.MaxFullSlots)))
 	},
 	describe: func(o model.Options) []string {
 		return []string{"learner = full ONS (dense A_t), alpha = " + o["alpha"], describeScale(o)}
 	},
+}
+
+// fullRows is min(2^b, max), the most slots a dense learner with options
+// o keeps (0 if bits is unreadable).
+func fullRows(o model.Options, max int) int {
+	var p optParser
+	bits := p.int(o, "bits")
+	if p.err != nil || bits < 1 || bits > 30 {
+		return 0
+	}
+	return min(1<<bits, max)
 }
 
 // sonSketch decodes a SON model's core options and builds its sketch.

@@ -263,6 +263,17 @@ func (w *Writer) String(s string) {
 // Float64s writes a length-prefixed slice.
 func (w *Writer) Float64s(v []float64) {
 	w.Uint64(uint64(len(v)))
+	w.Float64sPart(v)
+}
+
+// Float64sLen begins a Float64s of n values written in pieces by
+// Float64sPart (the same bytes): a matrix's live block saved row by row,
+// without a copy of it as large as the model.
+func (w *Writer) Float64sLen(n int) { w.Uint64(uint64(n)) }
+
+// Float64sPart writes v's values, a piece of a Float64s begun by
+// Float64sLen.
+func (w *Writer) Float64sPart(v []float64) {
 	var buf [8 * 512]byte
 	for len(v) > 0 {
 		n := min(len(v), 512)

@@ -251,6 +251,19 @@ func (o *OAA) Report(w io.Writer) {
 	}
 }
 
+// Ignored implements sparse.Capped: the bases' ignored features, summed
+// over the classes.
+func (o *OAA) Ignored() sparse.Ignored {
+	defer runtime.KeepAlive(o)
+	var ig sparse.Ignored
+	for _, b := range o.bases {
+		if c, ok := b.(sparse.Capped); ok {
+			ig = ig.Add(c.Ignored())
+		}
+	}
+	return ig
+}
+
 // Rejected sums the steps the bases refused as numerically out of range
 // (the SON core's count).
 func (o *OAA) Rejected() int {

@@ -52,3 +52,7 @@ func (s *Learner) unitCol(r int) float64 {
 	}
 	return s.tab.Rows[s.wOff(r)+s.uOff]
 }
+
+// SetFullSlots lowers the most slots a full ONS learner keeps (the cap's
+// tests: a small stream can then pass it).
+func SetFullSlots(f *Full, n int) { f.limit.Max = n }

@@ -3,6 +3,7 @@ package son
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"runtime"
 
@@ -12,10 +13,12 @@ import (
 	"github.com/sparseson/sparseson/sparse"
 )
 
-// MaxFullBits is the largest hash space the full ONS learner accepts: its
-// d×d inverse costs up to 8d² bytes (128 MiB at 2^12 slots) and O(d²)
-// time per example.
-const MaxFullBits = 12
+// MaxFullSlots is the most slots the full ONS learner keeps: its k×k
+// inverse over the k slots kept costs 8k² bytes (128 MiB at 4096) and
+// O(k²) time per example. The bound is on the features kept, not on -b:
+// a small -b folds features together, VW's constant among them, and no
+// pre-scaling can undo a sum of features in different units.
+const MaxFullSlots = 4096
 
 // Full is the unsketched learner of Luo et al. (NIPS 2016), §2: the update of Eq. 1 with
 // the full matrix of Eq. 2,
@@ -30,14 +33,18 @@ const MaxFullBits = 12
 // x̃ = D_t^{-1/2}x are those of SONConfig.
 //
 // A⁻¹ is kept explicitly and updated by Sherman–Morrison, O(k·s + k²) per
-// example where k ≤ d = 2^Bits is the number of slots seen so far: A and
+// example where k ≤ min(2^Bits, MaxFullSlots) is the number of slots kept
+// so far: A and
 // A⁻¹ are αI and I/α on slots never seen (ĝ has never touched them), so
 // only the leading k×k block, in first-seen order, is stored. With
 // y = A_{t−1}⁻¹x̃ and q = x̃ᵀy (both needed by the projection anyway):
 //
 //	A_t⁻¹ = A_{t−1}⁻¹ − f·yyᵀ,  f = c²/(1 + c²q),  A_t⁻¹x̃ = y/(1 + c²q),
 //
-// for ĝ = c·x̃. The rank-one term is applied as (√f·y_i)(√f·y_j), products
+// for ĝ = c·x̃. A slot first met when MaxFullSlots slots are kept is
+// refused (sparse.SlotCap): in learning and prediction it is a feature
+// never seen, so the learner is exactly full ONS on the stream without
+// the refused features. The rank-one term is applied as (√f·y_i)(√f·y_j), products
 // that are bitwise equal for (i, j) and (j, i), so A⁻¹ stays exactly
 // symmetric and never needs re-symmetrising. Numerical guards, each
 // counted:
@@ -74,9 +81,11 @@ type Full struct {
 	t     float64
 	clamp int // q clamped into [0, ‖x̃‖²/α]
 	skip  int // rounds or A⁻¹ updates refused by the guards
+	limit sparse.SlotCap
 
-	// per-example scratch
+	// per-example scratch: the example's kept features (rows, raw values, x̃)
 	offs []int
+	vals []float64
 	xt   []float64
 	y, s []float64
 }
@@ -84,8 +93,8 @@ type Full struct {
 // NewFull returns an untrained full ONS learner over 2^cfg.Bits slots.
 // cfg.FoldRatio is unused (there is no split to guard).
 func NewFull(cfg Config, alpha float64, l loss.Loss) (*Full, error) {
-	if cfg.Bits < 1 || cfg.Bits > MaxFullBits {
-		return nil, fmt.Errorf("full ONS keeps a dense 2^b × 2^b matrix: Config.Bits %d is out of range 1..%d", cfg.Bits, MaxFullBits)
+	if cfg.Bits < 1 || cfg.Bits > sparse.MaxBits {
+		return nil, fmt.Errorf("Config.Bits %d is out of range 1..%d", cfg.Bits, sparse.MaxBits)
 	}
 	if !(cfg.C > 0) {
 		return nil, fmt.Errorf("projection bound C must be positive (or +Inf), got %v", cfg.C)
@@ -103,7 +112,7 @@ func NewFull(cfg Config, alpha float64, l loss.Loss) (*Full, error) {
 	if cfg.Unit {
 		w = 3 // [u_j, (D_j − 0.1)/u_j², 1/u_j] (units.go)
 	}
-	return &Full{cfg: cfg, alpha: alpha, loss: l, tab: sparse.NewTable(cfg.Bits, w), w: w}, nil
+	return &Full{cfg: cfg, alpha: alpha, loss: l, tab: sparse.NewTable(cfg.Bits, w), w: w, limit: sparse.NewSlotCap(MaxFullSlots, cfg.Bits)}, nil
 }
 
 // unitVal is x' = x/u_j of Config.Unit for row r, raising u_j to |x|
@@ -134,6 +143,17 @@ func (f *Full) unitVal(r int, x float64, create bool) float64 {
 // Seen is the number of slots with state (k).
 func (f *Full) Seen() int { return f.tab.Len() }
 
+// Ignored implements sparse.Capped: the occurrences in training of the
+// slots refused beyond MaxFullSlots.
+func (f *Full) Ignored() sparse.Ignored { return f.limit.Ignored("full ONS") }
+
+// Report implements sparse.Reporter: the features refused, if any.
+func (f *Full) Report(w io.Writer) {
+	if ig := f.Ignored(); ig.Occurrences > 0 {
+		fmt.Fprintln(w, ig.Line("-b"))
+	}
+}
+
 // Skips is how often the A⁻¹ update of a round was refused (see Full).
 func (f *Full) Skips() int { return f.skip }
 
@@ -153,7 +173,7 @@ func (f *Full) scale() float64 {
 // initialises the rows old..k−1 of A⁻¹ to those of I/α.
 func (f *Full) grow(old, k int) {
 	if k > f.cap {
-		nc := min(max(2*f.cap, k, 16), 1<<f.cfg.Bits)
+		nc := min(max(2*f.cap, k, 16), 1<<f.cfg.Bits, max(k, f.limit.Max))
 		na := make([]float64, nc*nc)
 		for i := 0; i < old; i++ {
 			copy(na[i*nc:i*nc+old], f.ainv[i*f.cap:i*f.cap+old])
@@ -169,35 +189,48 @@ func (f *Full) grow(old, k int) {
 	}
 }
 
-// resolve finds the rows of ex's slots (creating them if asked; -1 if
-// unseen otherwise) and computes x̃ and ‖x̃‖².
-func (f *Full) resolve(ex *sparse.Example, create bool) (n float64) {
+// resolve finds the rows of ex's kept slots (creating them, within the
+// cap, if asked; unseen ones are left out otherwise: they contribute
+// nothing) and computes x̃ and ‖x̃‖².
+func (f *Full) resolve(ex *sparse.Example, create bool) float64 {
 	old := f.tab.Len()
-	f.offs, f.xt = f.offs[:0], f.xt[:0]
+	f.offs, f.vals = f.offs[:0], f.vals[:0]
 	for i, slot := range ex.Idx {
-		r := -1
-		if create {
-			r = f.tab.Row(slot)
-		} else {
+		var r int
+		switch {
+		case !create:
 			r = f.tab.Find(slot)
+		case f.tab.Len() < f.limit.Max:
+			r = f.tab.Row(slot)
+		default:
+			if r = f.tab.Find(slot); r < 0 {
+				f.limit.Refuse(slot)
+			}
 		}
-		f.offs = append(f.offs, r)
-		x := ex.Val[i]
+		if r >= 0 {
+			f.offs = append(f.offs, r)
+			f.vals = append(f.vals, ex.Val[i])
+		}
+	}
+	if k := f.tab.Len(); k > old {
+		f.grow(old, k)
+	}
+	return f.scaleX(create)
+}
+
+// scaleX computes x̃ of the resolved features and returns ‖x̃‖².
+func (f *Full) scaleX(create bool) (n float64) {
+	f.xt = f.xt[:0]
+	for i, r := range f.offs {
+		x := f.vals[i]
 		if f.cfg.Unit {
 			x = f.unitVal(r, x, create)
 		}
 		if f.cfg.Diag {
-			dj := 0.0
-			if r >= 0 {
-				dj = f.tab.Rows[f.w*r+1]
-			}
-			x /= math.Sqrt(diag0 + dj)
+			x /= math.Sqrt(diag0 + f.tab.Rows[f.w*r+1])
 		}
 		f.xt = append(f.xt, x)
 		n += x * x
-	}
-	if k := f.tab.Len(); k > old {
-		f.grow(old, k)
 	}
 	return n
 }
@@ -205,9 +238,7 @@ func (f *Full) resolve(ex *sparse.Example, create bool) (n float64) {
 // ux returns uᵀx̃ over the example's seen slots.
 func (f *Full) ux() (v float64) {
 	for k, r := range f.offs {
-		if r >= 0 {
-			v += f.tab.Rows[f.w*r] * f.xt[k]
-		}
+		v += f.tab.Rows[f.w*r] * f.xt[k]
 	}
 	return v
 }
@@ -266,14 +297,14 @@ func (f *Full) Learn(ex *sparse.Example) float64 {
 		// D_{t+1} = D_t + h·diag(g gᵀ) with the raw gradient, before the
 		// update (VW's order, as Learner.rescale); x̃, A⁻¹x̃ and q follow it.
 		for i, r := range f.offs {
-			x := ex.Val[i]
+			x := f.vals[i]
 			if f.cfg.Unit {
 				x *= u[f.w*r+2] // x' (units.go)
 			}
 			gx := d * x
 			u[f.w*r+1] = sat(u[f.w*r+1] + h*gx*gx) // saved: kept finite
 		}
-		f.resolve(ex, true)
+		f.scaleX(true)
 		f.mulAinv(y)
 		q = f.xty(y)
 	}
@@ -390,8 +421,11 @@ func (f *Full) Save(w *model.Writer) error {
 	w.Uint64(uint64(f.clamp))
 	w.Uint32s(f.tab.Keys)
 	w.Float64s(f.tab.Rows)
-	inv, _ := f.Ainv()
-	w.Float64s(inv)
+	k := f.tab.Len()
+	w.Float64sLen(k * k)
+	for i := range k {
+		w.Float64sPart(f.ainv[i*f.cap : i*f.cap+k])
+	}
 	return nil
 }
 
@@ -411,7 +445,7 @@ func LoadFull(r *model.Reader, cfg Config, alpha float64, l loss.Loss) (*Full, e
 		return nil, err
 	}
 	k := len(f.tab.Keys)
-	if len(inv) != k*k || !(f.t >= 0) {
+	if len(inv) != k*k || !(f.t >= 0) || k > f.limit.Max {
 		return nil, fmt.Errorf("%w: full ONS state does not fit %d slots", model.ErrCorrupt, k)
 	}
 	if err := f.tab.Rebuild(); err != nil {
@@ -424,12 +458,9 @@ func LoadFull(r *model.Reader, cfg Config, alpha float64, l loss.Loss) (*Full, e
 			}
 		}
 	}
-	if k > 0 {
-		f.grow(0, k)
-		cp := f.cap
-		for i := 0; i < k; i++ {
-			copy(f.ainv[i*cp:i*cp+k], inv[i*k:i*k+k])
-		}
-	}
+	// The saved block is the live block at stride k: kept as it is, so
+	// that loading needs no second copy of the model.
+	f.ainv, f.cap = inv, k
+	f.y, f.s = make([]float64, k), make([]float64, k)
 	return f, nil
 }

@@ -320,9 +320,16 @@ func TestFullSaveLoadContinue(t *testing.T) {
 
 func TestFullConfigErrors(t *testing.T) {
 	l := loss.Logistic{}
-	_, err := son.NewFull(son.Config{Bits: 13, C: 1, Eta0: 1}, 1, l)
-	if err == nil || !strings.Contains(err.Error(), "1..12") {
-		t.Errorf("-b 13: %v", err)
+	// The cap is on the slots kept (TestFullSlotCap), not on the hash
+	// space: any -b the table supports is accepted.
+	for _, c := range []struct {
+		bits uint
+		ok   bool
+	}{{0, false}, {1, true}, {13, true}, {18, true}, {sparse.MaxBits, true}, {sparse.MaxBits + 1, false}} {
+		_, err := son.NewFull(son.Config{Bits: c.bits, C: 1, Eta0: 1}, 1, l)
+		if (err == nil) != c.ok || err != nil && !strings.Contains(err.Error(), "Config.Bits") {
+			t.Errorf("-b %d: %v", c.bits, err)
+		}
 	}
 	for _, alpha := range []float64{0, -1, math.Inf(1), math.NaN()} {
 		if _, err := son.NewFull(son.Config{Bits: 6, C: 1, Eta0: 1}, alpha, l); err == nil {
@@ -421,8 +428,10 @@ func TestFullExtremeInputs(t *testing.T) {
 // zero-weight example holding every slot creates their state without
 // learning), then learns 64 examples; the timed loop cycles through 512
 // further ones.
+// BenchmarkFull: one example at k slots kept; at bits=18 the first 4096
+// slots are kept and most of the example's features are refused.
 func BenchmarkFull(b *testing.B) {
-	for _, bits := range []uint{8, 10, 12} {
+	for _, bits := range []uint{8, 10, 12, 18} {
 		b.Run(fmt.Sprintf("bits=%d", bits), func(b *testing.B) {
 			data := dense.NewsLike(576, 100000, 130, bits, 1)
 			f, err := son.NewFull(son.Config{Bits: bits, C: 1, Eta0: 1}, 1, loss.Logistic{})
@@ -430,7 +439,7 @@ func BenchmarkFull(b *testing.B) {
 				b.Fatal(err)
 			}
 			all := sparse.Example{Weight: 0, HasLabel: true, Label: 1}
-			for j := uint32(0); j < 1<<bits; j++ {
+			for j := range uint32(min(1<<bits, son.MaxFullSlots)) {
 				all.Idx = append(all.Idx, j)
 				all.Val = append(all.Val, 1)
 			}
@@ -445,6 +454,7 @@ func BenchmarkFull(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(f.Seen()), "slots")
+			b.ReportMetric(float64(f.Ignored().Occurrences)/float64(b.N+64), "ignored/example")
 		})
 	}
 }

@@ -25,7 +25,7 @@ var adaFlagHelp = map[string]string{
 	"ftfsl":     "FTFSL (Yang et al. (ICML 2025)): FTSL on the doubled buffer (cost as --ada_ffd)",
 	"sada":      "S-ADA (Feinberg et al. 2023, as Yang et al. (ICML 2025) states it): mirror descent x −= η(ρI + SᵀS)^{−1/2}g; per-step shrink, O(τ² + τs)",
 	"sada_fast": "Fast S-ADA (Yang et al. (ICML 2025)): S-ADA on the doubled buffer (cost as --ada_ffd)",
-	adaFullFlag: "ADA-FULL (Wan & Zhang (TPAMI 2022), Eq. 1/2): the exact H = δI + G^{1/2}, dense, for -b ≤ 12 (O(k·r²) per example, k slots seen, r = rank G); --delta 0 takes the pseudo-inverse",
+	adaFullFlag: "ADA-FULL (Wan & Zhang (TPAMI 2022), Eq. 1/2): the exact H = δI + G^{1/2}, dense over the first 4096 features seen, at any -b (O(k·r²) per example, k ≤ 4096 features kept, r = rank G; later features are ignored, with a warning); --delta 0 takes the pseudo-inverse",
 }
 
 // adaFlagNames in the order a conflict is reported.

@@ -29,7 +29,6 @@ func TestADAFlags(t *testing.T) {
 		{[]string{"--ftsl", "--l1", "0.1"}, "--l1 and --l2 break the closed form"},
 		{[]string{"--ada_fd", "-m", "0"}, "must be in 1..512"},
 		{[]string{"--ada_fd", "-m", "513"}, "must be in 1..512"},
-		{[]string{"--ada_full", "-b", "13"}, "exceeds 12"},
 		{[]string{"--ada_full", "-m", "5", "-b", "8"}, "no sketch"},
 		{[]string{"--ada_fd", "--softmax", "3"}, "not --softmax"},
 		{[]string{"--ada_fd", "--dual_averaging", "--mirror_descent"}, "choose one update"},

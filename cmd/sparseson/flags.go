@@ -245,7 +245,7 @@ func addSketchFlags(fs *pflag.FlagSet, c *config) {
 	fs.BoolVar(&c.fdFast, "fd_fast", false, "FD-SON with the doubled-buffer fast FD (Luo et al. (JMLR 2019), Alg. 4–6)")
 	fs.BoolVar(&c.rfd, "rfd", false, "RFD-SON: Robust FD (Luo et al. (JMLR 2019)): α grows by half of each eigenvalue FD discards, on top of the scaled form's α₀; with --diag_sketch paper or --diag=false and no --alpha, α starts at 0 (RFD₀) and C = 1")
 	fs.BoolVar(&c.rfdFast, "rfd_fast", false, "RFD-SON with the doubled buffer")
-	fs.BoolVar(&c.full, "full", false, "full ONS (Luo et al. (NIPS 2016), Eq. 1–2): exact dense d×d A_t, for -b ≤ 12; the reference for small data")
+	fs.BoolVar(&c.full, "full", false, "full ONS (Luo et al. (NIPS 2016), Eq. 1–2): exact dense k×k A_t over the first k ≤ 4096 features seen, at any -b (O(k²) per example; later features are ignored, with a warning); the reference for small data")
 	fs.Float64Var(&c.alpha, "alpha", learners.DefaultAlpha, "α of A_t = αI + SᵀS, the regulariser outside the sketch. Default: from the data with --diag_sketch scaled (α₀ = ρ + ¼·(features seen per example)², relative to the pre-scaled curvature whose diagonal is ≈ 1); 2 with --diag_sketch paper or --diag=false")
 	fs.Float64Var(&c.alphaInverse, "alpha_inverse", 0, "set α = 1/value (VW's OjaNewton option)")
 	fs.Float64Var(&c.projection, "projection", learners.DefaultProjection, "C: project w onto |w·x| ≤ C before predicting (Lemma 1); inf turns it off")

@@ -283,7 +283,15 @@ func TestMulticlassMemory(t *testing.T) {
 		{[]string{"--oaa", "200", "-b", "24", "--oja", "--max_memory", "64G"}, "2^24 rows of 112 bytes"},
 		// One K×d model: 2K + 1 floats a row.
 		{[]string{"--softmax", "1000", "-b", "24", "--max_memory", "100G"}, "--softmax 1000 with this learner may need up to 250.2 GiB"},
-		{[]string{"--oaa", "20", "--full", "-b", "12", "--max_memory", "1G"}, "rows of 32792 bytes"},
+		// The dense learners keep at most 4096 slots whatever -b: full ONS
+		// 8·(3 + 4096) bytes a row (A⁻¹'s and [u_j, D_j, 1/u_j]), ADA-FULL
+		// 8·(1 + 2·4096) (β_j, U and its double buffer) and 16 for every
+		// slot's scale; -b adds its index (4 bytes a slot) and a bit a
+		// slot for the features refused.
+		{[]string{"--oaa", "20", "--full", "-b", "12", "--max_memory", "1G"}, "(20 × 128.1 MiB: a 2^12-slot index and, if the data uses every slot, 4096 rows of 32792 bytes (the most slots it keeps)"},
+		{[]string{"--oaa", "20", "--full", "-b", "18", "--max_memory", "1G"}, "(20 × 129.1 MiB: a 2^18-slot index and, if the data uses every slot, 4096 rows of 32792 bytes (the most slots it keeps)"},
+		{[]string{"--oaa", "2", "--full", "-b", "18", "--max_memory", "1G"}, ""},
+		{[]string{"--oaa", "20", "--ada_full", "-b", "18", "--max_memory", "1G"}, "(20 × 261.1 MiB: a 2^18-slot index and, if the data uses every slot, 2^18 rows of 16 bytes and 4096 rows of 65544 bytes (the most slots it keeps)"},
 	} {
 		_, stderr, code := sparseson(t, nil, append(c.args, "--quiet", in)...)
 		if c.want == "" {

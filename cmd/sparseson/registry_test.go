@@ -49,11 +49,7 @@ var valueSelectors = map[string][]string{
 	"softmax":     {"--softmax", fmt.Sprint(registryClasses)},
 	"shampoo":     {"--softmax", fmt.Sprint(registryClasses), "--shampoo"},
 	"son_m0":      {"-m", "0"},
-	// Full ONS keeps a dense d×d matrix: -b ≤ 12.
-	"full": {"--full", "-b", "10"},
-	// So does ADA-FULL; ADA-DIAG's dual averaging is --adaptive's model
-	// with another update.
-	"ada_full":      {"--ada_full", "-b", "10"},
+	// ADA-DIAG's dual averaging is --adaptive's model with another update.
 	"ada_diag_dual": {"--adaptive", "--dual_averaging"},
 }
 
@@ -93,7 +89,7 @@ func registry() []learnerSpec {
 		add(k)
 	}
 	add("son_m0")
-	add("full")
+	add("full") // dense, at the default -b: it keeps at most 4096 slots
 	add("softmax")
 	add("shampoo")
 	add("ada_full")

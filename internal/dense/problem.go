@@ -49,3 +49,31 @@ func (p Problem) Examples() []sparse.Example {
 	}
 	return out
 }
+
+// FirstSlots is data as a learner that keeps only the first n distinct
+// slots it meets (sparse.SlotCap) learns it: every example without the
+// later slots (the oracle's stream), and how many occurrences of how many
+// distinct slots were dropped.
+func FirstSlots(data []sparse.Example, n int) (kept []sparse.Example, occurrences, slots int) {
+	keep := map[uint32]bool{}
+	drop := map[uint32]bool{}
+	kept = make([]sparse.Example, len(data))
+	for i, ex := range data {
+		k := ex
+		k.Idx, k.Val = nil, nil
+		for j, s := range ex.Idx {
+			if !keep[s] && len(keep) < n {
+				keep[s] = true
+			}
+			if !keep[s] {
+				occurrences++
+				drop[s] = true
+				continue
+			}
+			k.Idx = append(k.Idx, s)
+			k.Val = append(k.Val, ex.Val[j])
+		}
+		kept[i] = k
+	}
+	return kept, occurrences, len(drop)
+}
