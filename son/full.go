@@ -149,6 +149,7 @@ func (f *Full) Ignored() sparse.Ignored { return f.limit.Ignored("full ONS") }
 
 // Report implements sparse.Reporter: the features refused, if any.
 func (f *Full) Report(w io.Writer) {
+	defer runtime.KeepAlive(f)
 	if ig := f.Ignored(); ig.Occurrences > 0 {
 		fmt.Fprintln(w, ig.Line("-b"))
 	}
