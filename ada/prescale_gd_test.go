@@ -140,18 +140,9 @@ func TestPrescaledGDFoldedSaveLoad(t *testing.T) {
 			})
 		},
 	}
-	distinct := withoutRepeats(train)
 	for _, c := range gdFoldCases() {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			train := train
-			if c.cfg.Step == gd.StepNASAStrong || c.cfg.Step == gd.StepNASAAccel {
-				// ‖G‖², which these steps keep incrementally, drifts from
-				// Σ G_j² when a slot repeats in an example (its cross term
-				// is lost), and the loader refuses the drift: on x as
-				// given as on x̃, with either form.
-				train = distinct
-			}
 			for form := range map[string]bool{"folded": true, "wrapper": false} {
 				for into, load := range loaders {
 					a, b := gdFoldPair(t, c)
@@ -185,24 +176,6 @@ func TestPrescaledGDFoldedSaveLoad(t *testing.T) {
 			}
 		})
 	}
-}
-
-// withoutRepeats is data with each example's repeated slots left out
-// after their first occurrence.
-func withoutRepeats(data []sparse.Example) []sparse.Example {
-	out := make([]sparse.Example, len(data))
-	for i, ex := range data {
-		seen := map[uint32]bool{}
-		ex.Idx, ex.Val = nil, nil
-		for j, slot := range data[i].Idx {
-			if !seen[slot] {
-				seen[slot] = true
-				ex.Idx, ex.Val = append(ex.Idx, slot), append(ex.Val, data[i].Val[j])
-			}
-		}
-		out[i] = ex
-	}
-	return out
 }
 
 // TestPrescaledGDFoldedCorrupt: scales that no learner writes are refused

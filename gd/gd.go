@@ -75,6 +75,10 @@ type GD struct {
 	rows   []int     // per-example scratch: row offsets into tab.Rows
 	rate   []float64 // per-example scratch: per-feature rates
 	sorted []int     // per-example scratch: sorted row offsets (nasa.go)
+	// The NASA steps learn an example with repeated slots merged
+	// (repeat.go): the set that finds the repeats, and the merged example.
+	rep repeatSet
+	mx  sparse.Example
 
 	stride int         // values per table row: stride, or rowStride(cfg)
 	ns     scalarState // state of an Ouyang & Gray (KDD 2012) step (nasa.go)
@@ -193,6 +197,9 @@ func (g *GD) Learn(ex *sparse.Example) float64 {
 	for _, slot := range ex.Idx {
 		g.rows = append(g.rows, g.tab.Row(slot)*st)
 	}
+	if diag {
+		ex = g.mergeRepeats(ex)
+	}
 	return g.learnRows(ex)
 }
 
@@ -206,6 +213,9 @@ func (g *GD) learnRMS(ex *sparse.Example) float64 {
 	diag := g.cfg.Step == StepNASA && g.cfg.Adaptive
 	if g.cfg.Step != StepSchedule && !diag {
 		return g.learnScalar(ex, true)
+	}
+	if diag {
+		ex = g.mergeRepeats(ex)
 	}
 	return g.learnRows(ex)
 }

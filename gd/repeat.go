@@ -1,0 +1,112 @@
+package gd
+
+import (
+	"math/bits"
+
+	"github.com/sparseson/sparseson/sparse"
+)
+
+// Repeated slots. sparse.Example does not forbid a slot twice in one
+// example (the CLI's hashing builder merges them; library callers need
+// not). The schedule's steps and the scalar AdaGrad steps take each entry
+// as it comes, as VW does. The NASA steps cannot: their state is a
+// function of the per-feature gradient g_j = gs·Σ_{i: slot i = j} x_i, and
+// an entry-wise update loses its cross terms — ‖G‖², kept incrementally by
+// the scalar steps (Ouyang & Gray (KDD 2012), Eq. 10, 27 and 38), drifts
+// from Σ_j G_j² until Load refuses the model, and per-feature NASA's V_j
+// takes two deviations for one step. Those steps learn the merged example
+// instead: a slot's values summed in order at its first occurrence, as
+// the builder merges them. The merge is on x as the learner sees it, x̃
+// under Config.RMS, so that the folded form and package ada's wrapper
+// (whose learner gets x̃ with the repeats) merge the same values.
+
+// repeatSet is an open-addressing set of row offsets, reused across
+// examples: a stamp per entry marks the example that wrote it, so no
+// example clears it.
+type repeatSet struct {
+	ent   []repeatEntry
+	stamp uint32
+}
+
+type repeatEntry struct {
+	stamp uint32
+	pos   uint32 // the offset's place in the merged example
+	off   int
+}
+
+// begin readies the set for n offsets and returns its entries, the probe
+// mask and the hash shift: at most half full, so probes stay short.
+func (s *repeatSet) begin(n int) (ent []repeatEntry, mask uint64, shift uint) {
+	b := bits.Len(uint(2*n - 1))
+	if len(s.ent) < 1<<b {
+		s.ent = make([]repeatEntry, 1<<b)
+		s.stamp = 0
+	}
+	if s.stamp++; s.stamp == 0 {
+		clear(s.ent)
+		s.stamp = 1
+	}
+	return s.ent, 1<<b - 1, uint(64 - b)
+}
+
+// hashOff spreads a row offset over the set's 64−shift bits (Fibonacci
+// hashing: offsets are multiples of the row width).
+func hashOff(o int, shift uint) uint64 { return (uint64(o) * 0x9e3779b97f4a7c15) >> shift }
+
+// mergeRepeats returns ex, or, when two of its entries share a row of
+// g.rows, the merged example (g.mx) with g.rows compacted to match. O(s),
+// with no allocation once the set and g.mx have grown to the longest
+// example.
+func (g *GD) mergeRepeats(ex *sparse.Example) *sparse.Example {
+	n := len(g.rows)
+	if n < 2 {
+		return ex
+	}
+	ent, mask, shift := g.rep.begin(n)
+	stamp := g.rep.stamp
+	for i, o := range g.rows {
+		for h := hashOff(o, shift); ; h++ {
+			e := &ent[h&mask]
+			if e.stamp != stamp {
+				*e = repeatEntry{stamp: stamp, pos: uint32(i), off: o}
+				break
+			}
+			if e.off == o {
+				return g.merge(ex, i, mask, shift)
+			}
+		}
+	}
+	return ex
+}
+
+// merge builds the merged example from entry i on, i being the first
+// repeat: the entries before it are distinct, and in the set at their own
+// places.
+func (g *GD) merge(ex *sparse.Example, i int, mask uint64, shift uint) *sparse.Example {
+	m := &g.mx
+	m.Label, m.HasLabel, m.Weight, m.Initial, m.Tag = ex.Label, ex.HasLabel, ex.Weight, ex.Initial, ex.Tag
+	m.Idx = append(m.Idx[:0], ex.Idx[:i]...)
+	m.Val = append(m.Val[:0], ex.Val[:i]...)
+	ent, stamp := g.rep.ent, g.rep.stamp
+	rows := g.rows
+	k := i
+	for j := i; j < len(rows); j++ {
+		o := rows[j]
+		for h := hashOff(o, shift); ; h++ {
+			e := &ent[h&mask]
+			if e.stamp != stamp {
+				*e = repeatEntry{stamp: stamp, pos: uint32(k), off: o}
+				rows[k] = o
+				m.Idx, m.Val = append(m.Idx, ex.Idx[j]), append(m.Val, ex.Val[j])
+				k++
+				break
+			}
+			if e.off == o {
+				m.Val[e.pos] += ex.Val[j]
+				break
+			}
+		}
+	}
+	g.rows = rows[:k]
+	return m
+}
