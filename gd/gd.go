@@ -76,9 +76,11 @@ type GD struct {
 	rate   []float64 // per-example scratch: per-feature rates
 	sorted []int     // per-example scratch: sorted row offsets (nasa.go)
 	// The NASA steps learn an example with repeated slots merged
-	// (repeat.go): the set that finds the repeats, and the merged example.
-	rep repeatSet
-	mx  sparse.Example
+	// (repeat.go): the stamps that find the repeats, the set that merges
+	// them, and the merged example.
+	stamps repeatStamps
+	rep    repeatSet
+	mx     sparse.Example
 
 	stride int         // values per table row: stride, or rowStride(cfg)
 	ns     scalarState // state of an Ouyang & Gray (KDD 2012) step (nasa.go)
@@ -133,7 +135,7 @@ func New(cfg Config, l loss.Loss) (*GD, error) {
 	if cfg.RMS {
 		rOff, st = st, st+2
 	}
-	g := &GD{cfg: cfg, loss: l, tab: sparse.NewTable(cfg.Bits, st), scale: 1, t: cfg.InitialT, stride: st, ns: newScalarState(), rOff: rOff}
+	g := &GD{cfg: cfg, loss: l, tab: sparse.NewTable(cfg.Bits, st), scale: 1, t: cfg.InitialT, stride: st, ns: newScalarState(), rOff: rOff, stamps: newRepeatStamps(st)}
 	g.adaNorm = cfg.Step == StepSchedule && cfg.Adaptive && cfg.Normalized && cfg.PowerT == 0.5 && cfg.L1 == 0 && !cfg.Dual && !cfg.RMS
 	return g, nil
 }

@@ -20,9 +20,32 @@ import (
 // under Config.RMS, so that the folded form and package ada's wrapper
 // (whose learner gets x̃ with the repeats) merge the same values.
 
+// repeatStamps finds a repeated row in O(s): a stamp per table row (4
+// bytes beside the row's 16 to 48), the example's number written on each
+// row it holds, so that a row already bearing it is a repeat and no
+// example clears the stamps. The row's number is its offset divided by
+// the row width, an exact division done as a shift and a multiplication
+// by the inverse of the width's odd part modulo 2⁶⁴ (no divide).
+type repeatStamps struct {
+	stamp []uint32 // per table row: the last example that held it
+	cur   uint32
+	shift uint   // trailing zeros of the row width
+	inv   uint64 // the inverse of the width's odd part, modulo 2⁶⁴
+}
+
+func newRepeatStamps(width int) repeatStamps {
+	shift := uint(bits.TrailingZeros(uint(width)))
+	odd := uint64(width) >> shift
+	inv := odd // Newton's iteration doubles the correct low bits: 3, 6, 12, 24, 48, 96
+	for range 5 {
+		inv *= 2 - odd*inv
+	}
+	return repeatStamps{shift: shift, inv: inv}
+}
+
 // repeatSet is an open-addressing set of row offsets, reused across
-// examples: a stamp per entry marks the example that wrote it, so no
-// example clears it.
+// examples, for the merge: a stamp per entry marks the example that wrote
+// it, so no example clears it.
 type repeatSet struct {
 	ent   []repeatEntry
 	stamp uint32
@@ -55,42 +78,38 @@ func hashOff(o int, shift uint) uint64 { return (uint64(o) * 0x9e3779b97f4a7c15)
 
 // mergeRepeats returns ex, or, when two of its entries share a row of
 // g.rows, the merged example (g.mx) with g.rows compacted to match. O(s),
-// with no allocation once the set and g.mx have grown to the longest
-// example.
+// with no allocation once the stamps have grown with the table and the
+// set and g.mx to the longest example with a repeat.
 func (g *GD) mergeRepeats(ex *sparse.Example) *sparse.Example {
-	n := len(g.rows)
-	if n < 2 {
-		return ex
+	st := &g.stamps
+	if n := g.tab.Len(); len(st.stamp) < n {
+		st.stamp = append(st.stamp, make([]uint32, n-len(st.stamp))...)
 	}
-	ent, mask, shift := g.rep.begin(n)
-	stamp := g.rep.stamp
-	for i, o := range g.rows {
-		for h := hashOff(o, shift); ; h++ {
-			e := &ent[h&mask]
-			if e.stamp != stamp {
-				*e = repeatEntry{stamp: stamp, pos: uint32(i), off: o}
-				break
-			}
-			if e.off == o {
-				return g.merge(ex, i, mask, shift)
-			}
+	if st.cur++; st.cur == 0 {
+		clear(st.stamp)
+		st.cur = 1
+	}
+	stamp, cur, shift, inv := st.stamp, st.cur, st.shift, st.inv
+	for _, o := range g.rows {
+		r := (uint64(o) >> (shift & 63)) * inv
+		if stamp[r] == cur {
+			return g.merge(ex)
 		}
+		stamp[r] = cur
 	}
 	return ex
 }
 
-// merge builds the merged example from entry i on, i being the first
-// repeat: the entries before it are distinct, and in the set at their own
-// places.
-func (g *GD) merge(ex *sparse.Example, i int, mask uint64, shift uint) *sparse.Example {
+// merge builds the merged example of ex, which has a repeat.
+func (g *GD) merge(ex *sparse.Example) *sparse.Example {
 	m := &g.mx
 	m.Label, m.HasLabel, m.Weight, m.Initial, m.Tag = ex.Label, ex.HasLabel, ex.Weight, ex.Initial, ex.Tag
-	m.Idx = append(m.Idx[:0], ex.Idx[:i]...)
-	m.Val = append(m.Val[:0], ex.Val[:i]...)
-	ent, stamp := g.rep.ent, g.rep.stamp
+	m.Idx, m.Val = m.Idx[:0], m.Val[:0]
 	rows := g.rows
-	k := i
-	for j := i; j < len(rows); j++ {
+	ent, mask, shift := g.rep.begin(len(rows))
+	stamp := g.rep.stamp
+	k := 0
+	for j := range rows {
 		o := rows[j]
 		for h := hashOff(o, shift); ; h++ {
 			e := &ent[h&mask]

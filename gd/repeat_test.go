@@ -161,3 +161,31 @@ func TestRepeatedSlotsMerged(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNASARepeats is BenchmarkNASA's steady state for the steps that
+// merge repeated slots, on examples that repeat about a third of their
+// entries (withRepeats): the merge's cost beside the finding of none,
+// which BenchmarkNASA's distinct examples pay.
+func BenchmarkNASARepeats(b *testing.B) {
+	for _, sc := range mergingSteps() {
+		b.Run(sc.rule, func(b *testing.B) {
+			cfg := sc.cfg
+			cfg.Bits = 18
+			if cfg.Eta == 0 {
+				cfg.Eta = 0.5
+			}
+			rng := rand.New(rand.NewPCG(9, 10))
+			data := withRepeats(11, separable(rng, 4096, 100000, 130))
+			g, _ := New(cfg, loss.Logistic{})
+			for i := range data {
+				g.Learn(&data[i]) // every feature seen: steady state
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				g.Learn(&data[i%len(data)])
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "examples/s")
+		})
+	}
+}
