@@ -20,10 +20,10 @@ type gdFoldCase struct {
 
 // gdFoldCases are the seven updates --feature_scale auto pre-scales
 // (--sgd, --adaptive alone, --dual_averaging, --nasa_strong, --nasa_accel,
-// --scalar_adagrad, --sadagrad), with --l1, --l2, δ and power_t where the
-// update takes them and squared loss beside logistic, and the unit-free
-// updates the CLI runs raw (normalized, per-feature NASA), which the
-// wrapper takes as well.
+// --scalar_adagrad, --sadagrad; --nasa --sgd among --sgd's), with --l1,
+// --l2, δ and power_t where the update takes them and squared loss beside
+// logistic, and the unit-free updates the CLI runs raw (normalized,
+// per-feature NASA), which the wrapper takes as well.
 func gdFoldCases() []gdFoldCase {
 	const b = 6 // 64 slots: foldStream's slots collide, as hashed features do
 	return []gdFoldCase{
@@ -34,6 +34,7 @@ func gdFoldCases() []gdFoldCase {
 		{"adaptive_delta_power", gd.Config{Bits: b, Adaptive: true, Eta: 0.5, PowerT: 0.3, Delta: 0.1}, "squared"},
 		{"adaptive_l1_l2", gd.Config{Bits: b, Adaptive: true, Eta: 0.5, PowerT: 0.5, Delta: 1e-3, L1: 1e-2, L1State: true, L2: 1e-2}, "logistic"},
 		{"dual_averaging", gd.Config{Bits: b, Adaptive: true, Dual: true, Eta: 0.5, PowerT: 0.5, Delta: 1e-3}, "logistic"},
+		{"nasa_sgd", gd.Config{Bits: b, Eta: 0.5, Step: gd.StepNASA, NasaC: 1}, "logistic"},
 		{"nasa_strong", gd.Config{Bits: b, Eta: 0.5, Step: gd.StepNASAStrong, NasaH: 1}, "logistic"},
 		{"nasa_accel", gd.Config{Bits: b, Eta: 0.5, Step: gd.StepNASAAccel, NasaC: 1, NasaL: 1}, "logistic"},
 		{"nasa_accel_l2", gd.Config{Bits: b, Eta: 0.5, Step: gd.StepNASAAccel, NasaC: 1, NasaL: 1, L2: 1e-2}, "squared"},
