@@ -43,6 +43,21 @@ func newRepeatStamps(width int) repeatStamps {
 	return repeatStamps{shift: shift, inv: inv}
 }
 
+// next starts an example on a table of n rows: the stamps, the example's
+// number, and the division's shift and inverse. The number wraps after
+// 2³² − 1 examples, and the stamps are cleared then, lest a row stamped
+// 2³² examples ago pass for a repeat.
+func (st *repeatStamps) next(n int) (stamp []uint32, cur uint32, shift uint, inv uint64) {
+	if len(st.stamp) < n {
+		st.stamp = append(st.stamp, make([]uint32, n-len(st.stamp))...)
+	}
+	if st.cur++; st.cur == 0 {
+		clear(st.stamp)
+		st.cur = 1
+	}
+	return st.stamp, st.cur, st.shift, st.inv
+}
+
 // repeatSet is an open-addressing set of row offsets, reused across
 // examples, for the merge: a stamp per entry marks the example that wrote
 // it, so no example clears it.
@@ -81,15 +96,7 @@ func hashOff(o int, shift uint) uint64 { return (uint64(o) * 0x9e3779b97f4a7c15)
 // with no allocation once the stamps have grown with the table and the
 // set and g.mx to the longest example with a repeat.
 func (g *GD) mergeRepeats(ex *sparse.Example) *sparse.Example {
-	st := &g.stamps
-	if n := g.tab.Len(); len(st.stamp) < n {
-		st.stamp = append(st.stamp, make([]uint32, n-len(st.stamp))...)
-	}
-	if st.cur++; st.cur == 0 {
-		clear(st.stamp)
-		st.cur = 1
-	}
-	stamp, cur, shift, inv := st.stamp, st.cur, st.shift, st.inv
+	stamp, cur, shift, inv := g.stamps.next(g.tab.Len())
 	for _, o := range g.rows {
 		r := (uint64(o) >> (shift & 63)) * inv
 		if stamp[r] == cur {

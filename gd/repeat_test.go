@@ -162,6 +162,53 @@ func TestRepeatedSlotsMerged(t *testing.T) {
 	}
 }
 
+// TestRepeatStamps: the row number from an offset (a shift and the
+// inverse of the row width's odd part) is the exact quotient for every
+// width a learner lays out, up to the largest table; and a stamp counter
+// that wraps clears the stamps, so a row stamped 4·10⁹ examples ago is no
+// repeat and a true repeat still is.
+func TestRepeatStamps(t *testing.T) {
+	for width := 1; width <= 8; width++ {
+		st := newRepeatStamps(width)
+		for _, r := range []uint64{0, 1, 2, 3, 1000, 1<<sparse.MaxBits - 1} {
+			o := r * uint64(width)
+			if got := (o >> (st.shift & 63)) * st.inv; got != r {
+				t.Errorf("width %d: offset %d gives row %d, want %d", width, o, got, r)
+			}
+		}
+	}
+	g, err := New(Config{Bits: 4, Step: StepNASAStrong, NasaH: 1, Eta: 1}, loss.Logistic{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	distinct := sparse.Example{Label: 1, HasLabel: true, Weight: 1, Idx: []uint32{1, 2}, Val: []float64{1, 2}}
+	repeat := sparse.Example{Label: 1, HasLabel: true, Weight: 1, Idx: []uint32{2, 1, 2}, Val: []float64{1, 1, 1}}
+	g.Learn(&distinct)
+	stamp, _, _, _ := g.stamps.next(g.tab.Len())
+	for _, c := range []struct {
+		name   string
+		stamp  uint32 // on every row, before the example
+		cur    uint32 // the stamp counter, before the example
+		ex     sparse.Example
+		merged bool
+	}{
+		{"before the wrap", math.MaxUint32 - 1, math.MaxUint32 - 1, distinct, false},
+		{"at the wrap", 1, math.MaxUint32, distinct, false},
+		{"at the wrap", 1, math.MaxUint32, repeat, true},
+		{"after the wrap", 1, 1, repeat, true},
+	} {
+		for r := range stamp {
+			stamp[r] = c.stamp
+		}
+		g.stamps.cur = c.cur
+		ex := c.ex
+		g.rows = g.tab.Offsets(g.rows[:0], ex.Idx)
+		if got := g.mergeRepeats(&ex) != &ex; got != c.merged {
+			t.Errorf("%s, %v: merged %v, want %v", c.name, ex.Idx, got, c.merged)
+		}
+	}
+}
+
 // BenchmarkNASARepeats is BenchmarkNASA's steady state for the steps that
 // merge repeated slots, on examples that repeat about a third of their
 // entries (withRepeats): the merge's cost beside the finding of none,
