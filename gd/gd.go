@@ -75,6 +75,12 @@ type GD struct {
 	rows   []int     // per-example scratch: row offsets into tab.Rows
 	rate   []float64 // per-example scratch: per-feature rates
 	sorted []int     // per-example scratch: sorted row offsets (nasa.go)
+	// The NASA steps learn an example with repeated slots merged
+	// (repeat.go): the stamps that find the repeats, the set that merges
+	// them, and the merged example.
+	stamps repeatStamps
+	rep    repeatSet
+	mx     sparse.Example
 
 	stride int         // values per table row: stride, or rowStride(cfg)
 	ns     scalarState // state of an Ouyang & Gray (KDD 2012) step (nasa.go)
@@ -129,7 +135,7 @@ func New(cfg Config, l loss.Loss) (*GD, error) {
 	if cfg.RMS {
 		rOff, st = st, st+2
 	}
-	g := &GD{cfg: cfg, loss: l, tab: sparse.NewTable(cfg.Bits, st), scale: 1, t: cfg.InitialT, stride: st, ns: newScalarState(), rOff: rOff}
+	g := &GD{cfg: cfg, loss: l, tab: sparse.NewTable(cfg.Bits, st), scale: 1, t: cfg.InitialT, stride: st, ns: newScalarState(), rOff: rOff, stamps: newRepeatStamps(st)}
 	g.adaNorm = cfg.Step == StepSchedule && cfg.Adaptive && cfg.Normalized && cfg.PowerT == 0.5 && cfg.L1 == 0 && !cfg.Dual && !cfg.RMS
 	return g, nil
 }
@@ -193,6 +199,9 @@ func (g *GD) Learn(ex *sparse.Example) float64 {
 	for _, slot := range ex.Idx {
 		g.rows = append(g.rows, g.tab.Row(slot)*st)
 	}
+	if diag {
+		ex = g.mergeRepeats(ex)
+	}
 	return g.learnRows(ex)
 }
 
@@ -206,6 +215,9 @@ func (g *GD) learnRMS(ex *sparse.Example) float64 {
 	diag := g.cfg.Step == StepNASA && g.cfg.Adaptive
 	if g.cfg.Step != StepSchedule && !diag {
 		return g.learnScalar(ex, true)
+	}
+	if diag {
+		ex = g.mergeRepeats(ex)
 	}
 	return g.learnRows(ex)
 }

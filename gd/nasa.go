@@ -365,6 +365,9 @@ func (g *GD) learnScalar(ex *sparse.Example, looked bool) float64 {
 			g.rows = append(g.rows, g.tab.Row(slot)*g.stride)
 		}
 	}
+	if tracks {
+		ex = g.mergeRepeats(ex)
+	}
 	rows := g.tab.Rows
 	var wx, ux, Gx, xx float64
 	for i, o := range g.rows {
