@@ -2,10 +2,13 @@ package sparse
 
 // Example is one parsed, hashed example, ready for a learner.
 //
-// Idx holds feature slots already masked to the hash space (-b bits) and is
-// free of duplicates: the parser merges repeated slots (a word written twice,
-// or two names that collide) by adding their values, so that learners may
-// treat (Idx, Val) as the sparse vector x itself, e.g. ‖x‖² = Σ Val².
+// Idx holds feature slots already masked to the hash space (-b bits). The
+// parser merges repeated slots (a word written twice, or two names that
+// collide) by adding their values, so that learners may treat (Idx, Val)
+// as the sparse vector x itself, e.g. ‖x‖² = Σ Val². A library caller
+// should do the same: a learner given a repeated slot takes each entry as
+// it comes (the NASA steps, whose state is ‖G‖², merge them first; the
+// pre-scaling adds each value to its feature's sums).
 // Val holds finite, nonzero values.
 type Example struct {
 	Label    float64 // meaningful only when HasLabel
