@@ -269,18 +269,19 @@ func TestADARowCapOption(t *testing.T) {
 	}
 }
 
-// TestDiagInitOption: a new SON model states its D₁ (son.Config.Unit):
-// auto unless paper is asked for; a model without the option — every SON
-// model before it — reads back as the paper's 0.1·I, so that it loads
-// and continues as before.
+// TestDiagInitOption: a new SON model states D₁ = 0.1·u_j²
+// (son.Config.Unit) as diag_init=auto; the paper's 0.1·I, the default, is
+// stated only when given (TestDiagInitModels), so that a default model is
+// what builds before the option wrote, and a model without the option
+// reads back as the paper's.
 func TestDiagInitOption(t *testing.T) {
 	for _, tc := range []struct {
 		setting, want string
 		unit          bool
 	}{
-		{"", "auto", true},
+		{"", "", false},
 		{"auto", "auto", true},
-		{"paper", "paper", false},
+		{"paper", "", false}, // not given: the default, unstated
 	} {
 		s := &Settings{Diag: true, DiagSketch: "scaled", DiagInit: tc.setting, Sigma: "0", Alpha: 1, Projection: math.Inf(1)}
 		o := sonOptions(s)

@@ -52,7 +52,7 @@ type Settings struct {
 	Eta0, EtaPower, SketchScale, OjaRate, FDGate float64
 	Diag                                         bool
 	DiagSketch                                   string // scaled or paper
-	DiagInit                                     string // auto ("" too) or paper: D₁ of the pre-scaling
+	DiagInit                                     string // paper ("" too) or auto: D₁ of the pre-scaling
 	Seed                                         uint64
 
 	// The FD-adaptive learners (ADA is ada.Lookup's name, or ADAFull) and
@@ -193,14 +193,11 @@ func sonOptions(s *Settings) model.Options {
 		"eta0": FormatFloat(s.Eta0), "eta_power": FormatFloat(s.EtaPower), "sketch_scale": FormatFloat(s.SketchScale), "diag": FormatBool(s.Diag),
 		"diag_sketch": s.DiagSketch,
 	}
-	if s.Diag {
-		// auto ("" too): D₁ = 0.1·u_j² (son.Config.Unit); paper: 0.1·I.
-		// Always stated in a new model: a model without the option is
-		// from before it and has the paper's D₁ (learners/resume.go).
+	if s.Diag && (s.DiagInit == "auto" || s.given("diag_init")) {
+		// auto: D₁ = 0.1·u_j² (son.Config.Unit). Absent: the paper's 0.1·I,
+		// as in every model before it, whose bytes stay as they were;
+		// stated when given, so that resuming a model checks it.
 		o["diag_init"] = s.DiagInit
-		if s.DiagInit == "" {
-			o["diag_init"] = "auto"
-		}
 	}
 	if s.Diag && s.DiagSketch == "scaled" {
 		if !s.given("alpha") && !s.given("alpha_inverse") {

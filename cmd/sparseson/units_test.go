@@ -83,20 +83,71 @@ func toClasses(text []byte) []byte {
 	return b.Bytes()
 }
 
+// notUnitFree are the learners of the registry that are not unit-free at
+// their defaults, with the reason; every other learner passes
+// TestUnitFreeDefaults.
+var notUnitFree = map[string]string{
+	"oja":      sonUnits,
+	"fd":       sonUnits,
+	"fd_fast":  sonUnits,
+	"rfd":      sonUnits,
+	"rfd_fast": sonUnits,
+	"son_m0":   sonUnits,
+	"full":     sonUnits,
+}
+
+// sonUnits: SON's pre-scaling D = 0.1·I + diag(Σ g gᵀ) (Luo, Agarwal,
+// Cesa-Bianchi, Langford, "Efficient Second Order Online Learning by
+// Sketching", NIPS 2016, §5.2) starts from 0.1 in the units of g² at its
+// default --diag_init paper. --diag_init auto is unit-free
+// (TestUnitFreeDiagInitAuto) but its running maximum is an outlier on raw
+// counts: 1.4–2.0 pp more one-pass test error on 20-class news20 under
+// --oaa, 0.1–1.3 pp more mean error on the shared binary sets, so it is
+// not the default (docs/algorithms.md §6).
+const sonUnits = "SON's D₁ = 0.1·I (--diag_init paper, the default) is in the units of g²; --diag_init auto is unit-free (TestUnitFreeDiagInitAuto)"
+
 // TestUnitFreeDefaults: every learner of the registry at its defaults,
 // one pass, logistic loss, on the bundled splice with every feature ×1,
 // ×255 and ×1/255: the test accuracies differ by at most 0.5 pp from the
-// ×1 figure. No learner is exempt: SON and full ONS by --diag_init auto,
-// the un-normalized first-order updates by --feature_scale auto, the
-// FD-adaptive learners by --ada_scale auto (docs/algorithms.md §6, §19).
+// ×1 figure — unless the learner is in notUnitFree. The un-normalized
+// first-order updates are unit-free by --feature_scale auto, the
+// FD-adaptive learners by --ada_scale auto (docs/algorithms.md §19).
 func TestUnitFreeDefaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("81 one-pass runs over splice")
 	}
+	unitFree(t, func(t *testing.T, l learnerSpec) []string {
+		if reason, exempt := notUnitFree[l.name]; exempt {
+			t.Skipf("not unit-free at its defaults: %s", reason)
+		}
+		return l.flags
+	})
+}
+
+// TestUnitFreeDiagInitAuto: TestUnitFreeDefaults for the SON learners of
+// the registry (those exempt there, and RP-SON, which passes there) with
+// --diag_init auto.
+func TestUnitFreeDiagInitAuto(t *testing.T) {
+	if testing.Short() {
+		t.Skip("24 one-pass runs over splice")
+	}
+	unitFree(t, func(t *testing.T, l learnerSpec) []string {
+		if notUnitFree[l.name] != sonUnits && l.name != "rp" {
+			t.Skip("not a SON learner")
+		}
+		return append(append([]string{}, l.flags...), "--diag_init", "auto")
+	})
+}
+
+// unitFree runs every learner of the registry with the flags that flags
+// returns (it may skip the subtest t), one pass, logistic loss, on the
+// bundled splice with every feature ×1, ×255 and ×1/255, and requires the
+// test accuracies to differ by at most 0.5 pp from the ×1 figure.
+func unitFree(t *testing.T, flags func(t *testing.T, l learnerSpec) []string) {
 	train, test := plain(t, "splice.train.vw.gz"), plain(t, "splice.test.vw.gz")
 	for _, l := range registry() {
 		t.Run(l.name, func(t *testing.T) {
-			fl := l.flags
+			fl := flags(t, l)
 			t.Parallel()
 			args := append([]string{"--loss_function", "logistic"}, fl...)
 			tr, te := train, test
@@ -137,14 +188,13 @@ func TestScaleVW(t *testing.T) {
 	}
 }
 
-// TestDiagInitModels: a new SON or full ONS model states its D₁ —
-// diag_init=auto by default, paper with --diag_init paper — and the
-// option applies when it is loaded (a model without it, from before the
-// option, is paper's: learners' TestDiagInitOption); on binary features
-// both predict the same (u_j = 1; not full ONS at -b 8, where colliding
+// TestDiagInitModels: --diag_init auto is saved with a SON or full ONS
+// model and applies when it is loaded; a default (paper) model is written
+// as before the option (no diag_init in it); on binary features both
+// predict the same (u_j = 1; not full ONS at -b 8, where colliding
 // features add up to values of 2 and more), on features ×255 they do not;
-// a command line contradicting the model's D₁ is refused, and resuming
-// keeps it.
+// a command line
+// contradicting the model's D₁ is refused, and resuming keeps it.
 func TestDiagInitModels(t *testing.T) {
 	dir := t.TempDir()
 	bin := write(t, filepath.Join(dir, "bin.vw"), plain(t, "splice.train.vw.gz"))
@@ -158,15 +208,18 @@ func TestDiagInitModels(t *testing.T) {
 				mustRun(t, nil, append([]string{"--quiet", "-t", "-i", m, "-p", p, data}, extra...)...)
 				return read(t, p)
 			}
-			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", auto, bin}, learner...)...)
-			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", paper, "--diag_init", "paper", bin}, learner...)...)
+			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", auto, "--diag_init", "auto", bin}, learner...)...)
+			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", paper, bin}, learner...)...)
 			if learner[0] != "--full" && predict(auto, bin) != predict(paper, bin) {
 				t.Fatal("on binary features auto and paper predict differently")
 			}
-			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", auto, train}, learner...)...)
-			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", paper, "--diag_init", "paper", train}, learner...)...)
-			if !strings.Contains(read(t, paper), "diag_init=paper") || !strings.Contains(read(t, auto), "diag_init=auto") {
-				t.Fatal("a new model does not state its D₁ (diag_init=auto by default, paper when asked)")
+			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", auto, "--diag_init", "auto", train}, learner...)...)
+			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", paper, train}, learner...)...)
+			if strings.Contains(read(t, paper), "diag_init") {
+				t.Fatal("a default model names diag_init: it would not be what older builds wrote")
+			}
+			if !strings.Contains(read(t, auto), "diag_init=auto") {
+				t.Fatal("an auto model does not say so")
 			}
 			pa, pp := predict(auto, test), predict(paper, test)
 			if pa == pp {
@@ -174,7 +227,7 @@ func TestDiagInitModels(t *testing.T) {
 			}
 			mustRun(t, nil, "--quiet", "-i", auto, "-f", auto, train)
 			mustRun(t, nil, "--quiet", "-i", paper, "-f", paper, train)
-			if !strings.Contains(read(t, paper), "diag_init=paper") || !strings.Contains(read(t, auto), "diag_init=auto") {
+			if strings.Contains(read(t, paper), "diag_init") || !strings.Contains(read(t, auto), "diag_init=auto") {
 				t.Fatal("resuming changed D₁")
 			}
 			pa, pp = predict(auto, test), predict(paper, test)
