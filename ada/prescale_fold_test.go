@@ -236,6 +236,8 @@ func TestPrescaledFoldedCorrupt(t *testing.T) {
 		{"no value", func(tab *sparse.Table) { tab.Rows[1] = 0 }},
 		{"slot without state", func(tab *sparse.Table) { tab.Keys[0] = 500 }},
 		{"slot twice", func(tab *sparse.Table) { tab.Keys[1] = tab.Keys[0] }},
+		// Find masks a key: one beyond the hash space names another slot's row.
+		{"slot beyond the hash space", func(tab *sparse.Table) { tab.Keys[0] += 1 << cfg.Bits }},
 		{"sums cut short", func(tab *sparse.Table) { tab.Rows = tab.Rows[:len(tab.Rows)-1] }},
 	} {
 		t.Run(c.name, func(t *testing.T) {

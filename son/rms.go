@@ -211,8 +211,10 @@ func (p *Split) SetScales(keys []uint32, sums []float64) error {
 		if !(sq > 0) || math.IsInf(sq, 0) || !(n >= 1) || math.IsInf(n, 0) {
 			return fmt.Errorf("%w: feature scale sums %v, %v", model.ErrCorrupt, sq, n)
 		}
+		// Find masks k: a key beyond the hash space would stand for
+		// another slot's row.
 		r := s.tab.Find(k)
-		if r < 0 {
+		if r < 0 || s.tab.Keys[r] != k {
 			return fmt.Errorf("%w: a feature scale for slot %d, which has no state", model.ErrCorrupt, k)
 		}
 		row := s.tab.Rows[s.wOff(r)+s.rOff:]
