@@ -124,18 +124,7 @@ func grow(v []float64, n int) []float64 {
 func (f *Full) look(ex *sparse.Example, create bool) {
 	f.rows, f.vals = f.rows[:0], f.vals[:0]
 	for i, slot := range ex.Idx {
-		var r int
-		switch {
-		case !create:
-			r = f.tab.Find(slot)
-		case f.tab.Len() < f.limit.Max:
-			r = f.tab.Row(slot)
-		default:
-			if r = f.tab.Find(slot); r < 0 {
-				f.limit.Refuse(slot)
-			}
-		}
-		if r >= 0 {
+		if r := f.limit.Row(f.tab, slot, create); r >= 0 {
 			f.rows = append(f.rows, r)
 			f.vals = append(f.vals, ex.Val[i])
 		}

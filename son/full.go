@@ -197,18 +197,7 @@ func (f *Full) resolve(ex *sparse.Example, create bool) float64 {
 	old := f.tab.Len()
 	f.offs, f.vals = f.offs[:0], f.vals[:0]
 	for i, slot := range ex.Idx {
-		var r int
-		switch {
-		case !create:
-			r = f.tab.Find(slot)
-		case f.tab.Len() < f.limit.Max:
-			r = f.tab.Row(slot)
-		default:
-			if r = f.tab.Find(slot); r < 0 {
-				f.limit.Refuse(slot)
-			}
-		}
-		if r >= 0 {
+		if r := f.limit.Row(f.tab, slot, create); r >= 0 {
 			f.offs = append(f.offs, r)
 			f.vals = append(f.vals, ex.Val[i])
 		}

@@ -20,6 +20,23 @@ type SlotCap struct {
 // NewSlotCap returns a cap of max slots over a hash space of 2^bits.
 func NewSlotCap(max int, bits uint) SlotCap { return SlotCap{Max: max, bits: bits} }
 
+// Row returns slot's row in tab, -1 if it has none: when learning
+// (create) a new slot gets a row while fewer than Max are kept, and is
+// refused (counted, -1) after.
+func (c *SlotCap) Row(tab *Table, slot uint32, create bool) int {
+	switch {
+	case !create:
+		return tab.Find(slot)
+	case tab.Len() < c.Max:
+		return tab.Row(slot)
+	}
+	r := tab.Find(slot)
+	if r < 0 {
+		c.Refuse(slot)
+	}
+	return r
+}
+
 // Refuse counts one occurrence of a refused slot.
 func (c *SlotCap) Refuse(slot uint32) {
 	c.occurrences++
