@@ -167,8 +167,8 @@ func LoadPrescaled(r *model.Reader, bits uint, load func(r *model.Reader) (spars
 		return nil, fmt.Errorf("%w: feature scales: %v", model.ErrCorrupt, err)
 	}
 	for i := 0; i < len(t.Rows); i += 2 {
-		if sq, n := t.Rows[i], t.Rows[i+1]; !(sq > 0) || math.IsInf(sq, 0) || !(n >= 1) || math.IsInf(n, 0) {
-			return nil, fmt.Errorf("%w: feature scale sums %v, %v", model.ErrCorrupt, sq, n)
+		if err := sparse.CheckScaleSum(t.Rows[i], t.Rows[i+1]); err != nil {
+			return nil, err
 		}
 	}
 	in, err := load(r)

@@ -6,7 +6,6 @@ import (
 	"math"
 	"runtime"
 
-	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -207,27 +206,9 @@ func (g *GD) SetScales(keys []uint32, sums []float64) error {
 	if g.rOff == 0 || len(g.rmsOrder) > 0 {
 		return fmt.Errorf("gd: SetScales on a learner without Config.RMS or with scales")
 	}
-	if len(sums) != 2*len(keys) {
-		return fmt.Errorf("%w: %d feature scale sums for %d features", model.ErrCorrupt, len(sums), len(keys))
-	}
-	order := make([]uint32, 0, len(keys))
-	for i, k := range keys {
-		sq, n := sums[2*i], sums[2*i+1]
-		if !(sq > 0) || math.IsInf(sq, 0) || !(n >= 1) || math.IsInf(n, 0) {
-			return fmt.Errorf("%w: feature scale sums %v, %v", model.ErrCorrupt, sq, n)
-		}
-		// Find masks k: a key beyond the hash space would stand for
-		// another slot's row (the wrapper's loader refuses it).
-		r := g.tab.Find(k)
-		if r < 0 || g.tab.Keys[r] != k {
-			return fmt.Errorf("%w: a feature scale for slot %d, which has no state", model.ErrCorrupt, k)
-		}
-		row := g.tab.Rows[r*g.stride+g.rOff:]
-		if row[1] != 0 {
-			return fmt.Errorf("%w: slot %d has two feature scales", model.ErrCorrupt, k)
-		}
-		row[0], row[1] = sq, n
-		order = append(order, uint32(r))
+	order, err := sparse.SetScaleSums(g.tab, keys, sums, func(r int) int { return r*g.stride + g.rOff })
+	if err != nil {
+		return err
 	}
 	g.rmsOrder = order
 	return nil

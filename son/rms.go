@@ -202,27 +202,9 @@ func (p *Split) SetScales(keys []uint32, sums []float64) error {
 	if s.rOff == 0 || len(s.rmsOrder) > 0 {
 		return fmt.Errorf("son: SetScales on a split that is not RMS or has scales")
 	}
-	if len(sums) != 2*len(keys) {
-		return fmt.Errorf("%w: %d feature scale sums for %d features", model.ErrCorrupt, len(sums), len(keys))
-	}
-	order := make([]uint32, 0, len(keys))
-	for i, k := range keys {
-		sq, n := sums[2*i], sums[2*i+1]
-		if !(sq > 0) || math.IsInf(sq, 0) || !(n >= 1) || math.IsInf(n, 0) {
-			return fmt.Errorf("%w: feature scale sums %v, %v", model.ErrCorrupt, sq, n)
-		}
-		// Find masks k: a key beyond the hash space would stand for
-		// another slot's row.
-		r := s.tab.Find(k)
-		if r < 0 || s.tab.Keys[r] != k {
-			return fmt.Errorf("%w: a feature scale for slot %d, which has no state", model.ErrCorrupt, k)
-		}
-		row := s.tab.Rows[s.wOff(r)+s.rOff:]
-		if row[1] != 0 {
-			return fmt.Errorf("%w: slot %d has two feature scales", model.ErrCorrupt, k)
-		}
-		row[0], row[1] = sq, n
-		order = append(order, uint32(r))
+	order, err := sparse.SetScaleSums(s.tab, keys, sums, func(r int) int { return s.wOff(r) + s.rOff })
+	if err != nil {
+		return err
 	}
 	s.rmsOrder = order
 	return nil
