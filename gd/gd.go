@@ -97,9 +97,11 @@ type GD struct {
 	// Config.RMS (rms.go): rOff is the column of Σx_j² (n_j follows),
 	// the width of the row without the two (0 without RMS); rmsOrder the
 	// rows with a scale, in the order they got their first value; xt and
-	// sx the example on x̃.
+	// sx the example on x̃; first the example's offsets that got their
+	// first value (linalg.RMSAdd).
 	rOff     int
 	rmsOrder []uint32
+	first    []int
 	xt       []float64
 	sx       sparse.Example
 }

@@ -43,20 +43,9 @@ func (g *GD) rmsLearn(ex *sparse.Example) *sparse.Example {
 	val := ex.Val[:len(offs)]
 	r := g.rOff
 	if ex.Weight > 0 {
-		for i, o := range offs {
-			v := val[i]
-			q := float64(v * v)
-			if !(q > 0 && q <= math.MaxFloat64) {
-				continue // no scale from a zero, or from a square that overflows
-			}
-			j := o + r
-			if sq := float64(rows[j] + q); sq <= math.MaxFloat64 {
-				n := rows[j+1]
-				if n == 0 {
-					g.rmsOrder = append(g.rmsOrder, uint32(o/g.stride))
-				}
-				rows[j], rows[j+1] = sq, n+1
-			}
+		g.first = linalg.RMSAdd(rows, val, offs, r, g.first[:0])
+		for _, o := range g.first {
+			g.rmsOrder = append(g.rmsOrder, uint32(o/g.stride))
 		}
 	}
 	if cap(g.xt) < len(offs) {

@@ -115,8 +115,10 @@ type Learner struct {
 	lead   int // the columns before w̄_j: a row starts lead before its offset
 	saved  int // the columns from w̄_j on that Save writes ([w̄_j, Z_j, D])
 	// rmsOrder lists the rows in the order they got their first value
-	// (rms.go, Scales).
+	// (rms.go, Scales); first is the example's offsets that got theirs
+	// (linalg.RMSAdd).
 	rmsOrder []uint32
+	first    []int
 	b        []float64
 	t        float64 // rounds with a positive importance weight
 	sumG2    float64 // Σ‖ĝ‖², for the sketch report

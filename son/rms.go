@@ -53,20 +53,9 @@ func (s *Learner) rmsLearn(val []float64, add bool) {
 	val = val[:len(offs)]
 	r := s.rOff
 	if add {
-		for i, o := range offs {
-			v := val[i]
-			q := float64(v * v)
-			if !(q > 0 && q <= math.MaxFloat64) {
-				continue // no scale from a zero, or from a square that overflows
-			}
-			j := o + r
-			if sq := float64(rows[j] + q); sq <= math.MaxFloat64 {
-				n := rows[j+1]
-				if n == 0 {
-					s.rmsOrder = append(s.rmsOrder, uint32(s.rowOf(o)))
-				}
-				rows[j], rows[j+1] = sq, n+1
-			}
+		s.first = linalg.RMSAdd(rows, val, offs, r, s.first[:0])
+		for _, o := range s.first {
+			s.rmsOrder = append(s.rmsOrder, uint32(s.rowOf(o)))
 		}
 	}
 	s.dot = linalg.RMSScale(s.xt[:len(offs)], val, rows, offs, r, s.dotOff)

@@ -30,3 +30,29 @@ func rmsScaleGo(xt, val, rows []float64, offs []int, r, dot int) (s float64) {
 	}
 	return s
 }
+
+// RMSAdd adds the example's values to their features' sums at rows[o+r]
+// (Σx_j²) and rows[o+r+1] (n_j), in order, by the pre-scaling's rules: a
+// value whose square is 0 or overflows gives no scale, and a sum that
+// would overflow stays as it is. It appends to first, and returns, the
+// offsets whose count went from 0 to 1 (the order in which features got
+// their first value, which the saved model keeps).
+func RMSAdd(rows, val []float64, offs []int, r int, first []int) []int {
+	val = val[:len(offs)]
+	for i, o := range offs {
+		v := val[i]
+		q := float64(v * v)
+		if !(q > 0 && q <= math.MaxFloat64) {
+			continue
+		}
+		j := o + r
+		if sq := float64(rows[j] + q); sq <= math.MaxFloat64 {
+			n := rows[j+1]
+			if n == 0 {
+				first = append(first, o)
+			}
+			rows[j], rows[j+1] = sq, n+1
+		}
+	}
+	return first
+}
