@@ -22,6 +22,7 @@ type setup struct {
 	ring         int  // SONConfig.LazyRing (0 default, < 0 eager)
 	bits         uint // hash bits (0: 9); 2^bits must be ≥ d
 	unit         bool // son.Config.Unit (the scaled-space tests)
+	rms          bool // son.Config.UnitRMS, with unit
 }
 
 func (c setup) String() string {
@@ -35,6 +36,9 @@ func (c setup) String() string {
 	name := fmt.Sprintf("%s_d%d_m%d_s%d_%s_a%g_C%g_diag%v_seed%d_ring%d", kind, c.d, c.m, c.s, c.lossName, c.alpha, c.C, c.diag, c.seed, c.ring)
 	if c.unit {
 		name += fmt.Sprintf("_unit_spread%g", c.spread)
+	}
+	if c.rms {
+		name += "_rms"
 	}
 	return name
 }

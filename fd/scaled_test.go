@@ -15,7 +15,7 @@ import (
 func (c setup) scaledSON() son.Config {
 	cfg := c.sonConfig()
 	cfg.Sigma, cfg.Eta0 = 0, 0
-	cfg.Diag, cfg.Scaled, cfg.Alpha0, cfg.Unit = true, true, c.alpha, c.unit
+	cfg.Diag, cfg.Scaled, cfg.Alpha0, cfg.Unit, cfg.UnitRMS = true, true, c.alpha, c.unit, c.rms
 	return cfg
 }
 
@@ -30,7 +30,7 @@ func (c setup) scaledPair(t testing.TB) (*son.Learner, *Sketch, *dense.SON) {
 		t.Fatal(err)
 	}
 	dn := dense.NewSON(c.d, c.C, 0, 0, 0, true, dense.Loss(c.lossName), dense.NewFD(c.m, c.d, 1, c.robust, c.fast))
-	dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior, dn.Unit = true, c.alpha, son.DefaultRate, son.Prior, c.unit
+	dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior, dn.Unit, dn.UnitRMS = true, c.alpha, son.DefaultRate, son.Prior, c.unit, c.rms
 	return sp, sk, dn
 }
 
@@ -56,10 +56,19 @@ func TestScaledMatchesDense(t *testing.T) {
 				}
 			}
 			// D_j = 0.1·u_j² + Σg_j² (son.Config.Unit) on features of
-			// scales e^{±3}, α₀ from the data.
+			// scales e^{±3}, α₀ from the data, u_j the largest |x_j| and
+			// the root mean square (UnitRMS).
+			// (The root mean square's cases take seeds of their own, so
+			// that the other cases keep theirs.)
 			seed++
-			cases = append(cases, setup{d: 60, m: 5, s: 8, lossName: lossName, C: math.Inf(1),
-				robust: kind[0], fast: kind[1], seed: seed, unit: true, spread: 3})
+			for _, rms := range []bool{false, true} {
+				sd := seed
+				if rms {
+					sd += 500
+				}
+				cases = append(cases, setup{d: 60, m: 5, s: 8, lossName: lossName, C: math.Inf(1),
+					robust: kind[0], fast: kind[1], seed: sd, unit: true, rms: rms, spread: 3})
+			}
 		}
 	}
 	for _, c := range cases {

@@ -24,8 +24,8 @@ func CheckSON(s *Settings) error {
 		return fmt.Errorf("%s %d: must be in 0..64", n("sketch_size"), s.SketchSize)
 	case s.DiagSketch != "scaled" && s.DiagSketch != "paper":
 		return fmt.Errorf("%s %q: must be scaled or paper", n("diag_sketch"), s.DiagSketch)
-	case s.DiagInit != "" && s.DiagInit != "auto" && s.DiagInit != "paper":
-		return fmt.Errorf("%s %q: must be auto or paper", n("diag_init"), s.DiagInit)
+	case s.DiagInit != "" && s.DiagInit != "auto" && s.DiagInit != "max" && s.DiagInit != "paper":
+		return fmt.Errorf("%s %q: must be auto, max or paper", n("diag_init"), s.DiagInit)
 	case !(s.Alpha > 0) || math.IsInf(s.Alpha, 0):
 		return fmt.Errorf("%s %v: must be positive and finite", n("alpha"), s.Alpha)
 	case s.AlphaInverse < 0 || !finite(s.AlphaInverse):

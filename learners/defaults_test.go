@@ -270,18 +270,19 @@ func TestADARowCapOption(t *testing.T) {
 }
 
 // TestDiagInitOption: a new SON model states D₁ = 0.1·u_j²
-// (son.Config.Unit) as diag_init=auto; the paper's 0.1·I, the default, is
-// stated only when given (TestDiagInitModels), so that a default model is
-// what builds before the option wrote, and a model without the option
-// reads back as the paper's.
+// (son.Config.Unit) as diag_init=auto (u_j the root mean square,
+// Config.UnitRMS: the CLI's default) or max; the paper's 0.1·I is stated
+// only when given (TestDiagInitModels), and a model without the option
+// (every model before it) reads back as the paper's.
 func TestDiagInitOption(t *testing.T) {
 	for _, tc := range []struct {
 		setting, want string
-		unit          bool
+		unit, rms     bool
 	}{
-		{"", "", false},
-		{"auto", "auto", true},
-		{"paper", "", false}, // not given: the default, unstated
+		{"", "", false, false},
+		{"auto", "auto", true, true},
+		{"max", "max", true, false},
+		{"paper", "", false, false}, // not given: unstated
 	} {
 		s := &Settings{Diag: true, DiagSketch: "scaled", DiagInit: tc.setting, Sigma: "0", Alpha: 1, Projection: math.Inf(1)}
 		o := sonOptions(s)
@@ -290,8 +291,8 @@ func TestDiagInitOption(t *testing.T) {
 			t.Errorf("DiagInit %q: diag_init = %q, want %q", tc.setting, o["diag_init"], tc.want)
 		}
 		var p optParser
-		if cfg := sonConfig(o, &p); p.err != nil || cfg.Unit != tc.unit {
-			t.Errorf("DiagInit %q: Config.Unit %v (error %v), want %v", tc.setting, cfg.Unit, p.err, tc.unit)
+		if cfg := sonConfig(o, &p); p.err != nil || cfg.Unit != tc.unit || cfg.UnitRMS != tc.rms {
+			t.Errorf("DiagInit %q: Config.Unit %v, UnitRMS %v (error %v), want %v, %v", tc.setting, cfg.Unit, cfg.UnitRMS, p.err, tc.unit, tc.rms)
 		}
 		delete(o, "diag_init")
 		if cfg := sonConfig(o, &p); p.err != nil || cfg.Unit {

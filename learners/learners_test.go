@@ -91,7 +91,8 @@ func TestDenseMemory(t *testing.T) {
 		{"full", nil, 8, 0, 32, 8 * (2 + 256), 4096},
 		{"full", nil, 12, 0, 512, 8 * (2 + 4096), 4096},
 		{"full", nil, 18, 0, 32768, 8 * (2 + 4096), 4096},
-		{"full", model.Options{"diag_init": "auto"}, 18, 0, 32768, 8 * (3 + 4096), 4096},
+		{"full", model.Options{"diag_init": "max"}, 18, 0, 32768, 8 * (3 + 4096), 4096},
+		{"full", model.Options{"diag_init": "auto"}, 18, 0, 32768, 8 * (5 + 4096), 4096},
 		{"ada", model.Options{"ada": ADAFull}, 12, 16, 512, 8 * (1 + 2*4096), 4096},
 		{"ada", model.Options{"ada": ADAFull, "ada_scale": "paper"}, 18, 0, 32768, 8 * (1 + 2*4096), 4096},
 		{"ada", nil, 18, -1, -1, 0, 0}, // ADA-FD: per slot, no cap

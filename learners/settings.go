@@ -52,7 +52,7 @@ type Settings struct {
 	Eta0, EtaPower, SketchScale, OjaRate, FDGate float64
 	Diag                                         bool
 	DiagSketch                                   string // scaled or paper
-	DiagInit                                     string // paper ("" too) or auto: D₁ of the pre-scaling
+	DiagInit                                     string // paper ("" too), max or auto: D₁ of the pre-scaling
 	Seed                                         uint64
 
 	// The FD-adaptive learners (ADA is ada.Lookup's name, or ADAFull) and
@@ -193,10 +193,10 @@ func sonOptions(s *Settings) model.Options {
 		"eta0": FormatFloat(s.Eta0), "eta_power": FormatFloat(s.EtaPower), "sketch_scale": FormatFloat(s.SketchScale), "diag": FormatBool(s.Diag),
 		"diag_sketch": s.DiagSketch,
 	}
-	if s.Diag && (s.DiagInit == "auto" || s.given("diag_init")) {
-		// auto: D₁ = 0.1·u_j² (son.Config.Unit). Absent: the paper's 0.1·I,
-		// as in every model before it, whose bytes stay as they were;
-		// stated when given, so that resuming a model checks it.
+	if s.Diag && (s.DiagInit != "" && s.DiagInit != "paper" || s.given("diag_init")) {
+		// auto, max: D₁ = 0.1·u_j² (son.Config.Unit). Absent: the paper's
+		// 0.1·I, as in every model before it, whose bytes stay as they
+		// were; stated when given, so that resuming a model checks it.
 		o["diag_init"] = s.DiagInit
 	}
 	if s.Diag && s.DiagSketch == "scaled" {

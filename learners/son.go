@@ -106,10 +106,12 @@ func sonConfig(o model.Options, p *optParser) son.Config {
 	}
 	switch o["diag_init"] {
 	case "", "paper": // D₁ = 0.1·I: the default, and models before diag_init
-	case "auto":
+	case "auto": // D₁ = 0.1·u_j², u_j the root mean square
+		cfg.Unit, cfg.UnitRMS = cfg.Diag, cfg.Diag
+	case "max": // D₁ = 0.1·u_j², u_j the largest |x_j|
 		cfg.Unit = cfg.Diag
 	default:
-		p.fail(o, "diag_init", "auto or paper")
+		p.fail(o, "diag_init", "auto, max or paper")
 	}
 	if ScaledSketch(o) {
 		cfg.Scaled = true
@@ -150,11 +152,15 @@ var fullFamily = &Family{
 		return 0, math.Ldexp(1, bits-3), nil
 	},
 	capped: func(o model.Options) (int, float64) {
-		// Per slot kept [u_j, D_j] (and 1/u_j with diag_init auto) and a
-		// row of the dense A⁻¹ (son/full.go), at most MaxFullSlots wide.
+		// Per slot kept [u_j, D_j] (and 1/u_j with diag_init max, with
+		// Σx_j² and n_j too with auto) and a row of the dense A⁻¹
+		// (son/full.go), at most MaxFullSlots wide.
 		w := 2.0
-		if o["diag_init"] == "auto" {
+		switch o["diag_init"] {
+		case "max":
 			w = 3
+		case "auto":
+			w = 5
 		}
 		return son.MaxFullSlots, 8 * (w + float64(fullRows(o, son.MaxFullSlots)))
 	},
@@ -241,6 +247,9 @@ var sonFamily = &Family{
 		}
 		if cfg.Unit {
 			perSlot += 8 // 1/u_j (son/units.go)
+		}
+		if cfg.UnitRMS {
+			perSlot += 16 // Σx_j² and n_j
 		}
 		fixed := 8 * 4 * p * p // the sketch's p×p matrices
 		if _, ok := sk.(sparse.GramSketch); ok {

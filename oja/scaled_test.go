@@ -15,61 +15,65 @@ import (
 // scaledPair builds sparse and dense Oja-SON in the scaled-space form
 // (son/scaled.go) on the same setup; alpha0 = 0 derives α₀ from the data.
 func scaledPair(t testing.TB, c setup, alpha0 float64) (*son.Learner, *Sketch, *dense.SON) {
-	return unitPair(t, c, alpha0, false)
+	return unitPair(t, c, alpha0, "")
 }
 
-// unitPair is scaledPair, with son.Config.Unit in both when unit.
-func unitPair(t testing.TB, c setup, alpha0 float64, unit bool) (*son.Learner, *Sketch, *dense.SON) {
+// unitPair is scaledPair, with son.Config.Unit in both when unit is max
+// or rms (and then UnitRMS with rms).
+func unitPair(t testing.TB, c setup, alpha0 float64, unit string) (*son.Learner, *Sketch, *dense.SON) {
 	t.Helper()
 	sk, err := New(Config{M: c.m, Alpha: 1, Rate: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := son.Config{Bits: 8, C: c.C, Diag: true, Scaled: true, Alpha0: alpha0, Unit: unit}
+	cfg := son.Config{Bits: 8, C: c.C, Diag: true, Scaled: true, Alpha0: alpha0, Unit: unit != "", UnitRMS: unit == "rms"}
 	sp, err := son.New(cfg, dense.Loss(c.lossName), sk)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dn := dense.NewSON(c.d, c.C, 0, 0, 0, true, dense.Loss(c.lossName), dense.NewOja(c.m, c.d, 1, 1))
-	dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior, dn.Unit = true, alpha0, son.DefaultRate, son.Prior, unit
+	dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior, dn.Unit, dn.UnitRMS = true, alpha0, son.DefaultRate, son.Prior, cfg.Unit, cfg.UnitRMS
 	return sp, sk, dn
 }
 
 // TestUnitMatchesDense: Oja-SON in the scaled-space form with the
-// features' units (son.Config.Unit: D_j = 0.1·u_j² + Σg_j²) against
-// dense.SON with Unit, closed loop, every step to 1e-9 relative and the
-// final weights, on features of scales e^{±3} and ×1/255, both losses.
+// features' units (son.Config.Unit: D_j = 0.1·u_j² + Σg_j², u_j the
+// largest |x_j| or the root mean square) against dense.SON with Unit,
+// closed loop, every step to 1e-9 relative and the final weights, on
+// features of scales e^{±3} and ×1/255, both losses.
 func TestUnitMatchesDense(t *testing.T) {
 	seed := uint64(60)
 	for _, lossName := range []string{"logistic", "squared"} {
 		for _, spread := range []float64{3, -1} {
-			seed++
-			c := setup{d: 80, m: 5, s: 10, lossName: lossName, C: math.Inf(1), diag: true, seed: seed}
-			t.Run(fmt.Sprintf("%s_spread%g", lossName, spread), func(t *testing.T) {
-				p := dense.Problem{D: c.d, S: c.s, T: 600, Loss: c.lossName, Spread: max(spread, 0), Seed: c.seed}
-				data := p.Examples()
-				if spread < 0 { // ×1/255
-					for i := range data {
-						for k := range data[i].Val {
-							data[i].Val[k] /= 255
+			for _, unit := range []string{"max", "rms"} {
+				seed++
+				c := setup{d: 80, m: 5, s: 10, lossName: lossName, C: math.Inf(1), diag: true, seed: seed}
+				t.Run(fmt.Sprintf("%s_spread%g_%s", lossName, spread, unit), func(t *testing.T) {
+					p := dense.Problem{D: c.d, S: c.s, T: 600, Loss: c.lossName, Spread: max(spread, 0), Seed: c.seed}
+					data := p.Examples()
+					if spread < 0 { // ×1/255
+						for i := range data {
+							for k := range data[i].Val {
+								data[i].Val[k] /= 255
+							}
 						}
 					}
-				}
-				sens := dense.Sensitivity(func() interface{ Learn(*sparse.Example) float64 } {
-					_, _, dn := unitPair(t, c, 0, true)
-					return dn
-				}, data, c.seed)
-				if sens > 1e-10 {
-					t.Fatalf("the stream is too sensitive for a 1e-9 oracle: %.2e", sens)
-				}
-				sp, _, dn := unitPair(t, c, 0, true)
-				for i := range data {
-					if a, b := sp.Learn(&data[i]), dn.Learn(&data[i]); dense.Rel(a, b) > 1e-9 {
-						t.Fatalf("step %d: sparse %.15g dense %.15g (rel %.3g)", i, a, b, dense.Rel(a, b))
+					sens := dense.Sensitivity(func() interface{ Learn(*sparse.Example) float64 } {
+						_, _, dn := unitPair(t, c, 0, unit)
+						return dn
+					}, data, c.seed)
+					if sens > 1e-10 {
+						t.Fatalf("the stream is too sensitive for a 1e-9 oracle: %.2e", sens)
 					}
-				}
-				compareWeights(t, sp, dn, c.d, 1e-9)
-			})
+					sp, _, dn := unitPair(t, c, 0, unit)
+					for i := range data {
+						if a, b := sp.Learn(&data[i]), dn.Learn(&data[i]); dense.Rel(a, b) > 1e-9 {
+							t.Fatalf("step %d: sparse %.15g dense %.15g (rel %.3g)", i, a, b, dense.Rel(a, b))
+						}
+					}
+					compareWeights(t, sp, dn, c.d, 1e-9)
+				})
+			}
 		}
 	}
 }

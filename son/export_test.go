@@ -53,6 +53,20 @@ func (s *Learner) unitCol(r int) float64 {
 	return s.tab.Rows[s.wOff(r)+s.uOff]
 }
 
+// UnitSums returns each seen slot's [1/u_j, Σx_j², n_j] under
+// Config.UnitRMS, nil without it.
+func UnitSums(s *Learner) map[uint32][3]float64 {
+	if !s.cfg.UnitRMS {
+		return nil
+	}
+	out := map[uint32][3]float64{}
+	for r, k := range s.tab.Keys {
+		o := s.wOff(r) + s.uOff
+		out[k] = [3]float64{s.tab.Rows[o], s.tab.Rows[o+1], s.tab.Rows[o+2]}
+	}
+	return out
+}
+
 // SetFullSlots lowers the most slots a full ONS learner keeps (the cap's
 // tests: a small stream can then pass it).
 func SetFullSlots(f *Full, n int) { f.limit.Max = n }

@@ -74,7 +74,7 @@ type Full struct {
 	cfg   Config
 	alpha float64
 	loss  loss.Loss
-	tab   *sparse.Table // per seen slot: [u_j, D_j − 0.1] (+ 1/u_j with Config.Unit); row = index into A⁻¹
+	tab   *sparse.Table // per seen slot: [u_j, D_j − 0.1] (+ 1/u_j with Config.Unit, + Σx_j², n_j with UnitRMS); row = index into A⁻¹
 	w     int           // the table's row width
 	ainv  []float64     // live k×k block of A⁻¹, row stride cap
 	cap   int
@@ -84,10 +84,12 @@ type Full struct {
 	limit sparse.SlotCap
 
 	// per-example scratch: the example's kept features (rows, raw values, x̃)
-	offs []int
-	vals []float64
-	xt   []float64
-	y, s []float64
+	offs  []int
+	vals  []float64
+	xt    []float64
+	y, s  []float64
+	uo    []int // the rows' offsets for addSums
+	first []int
 }
 
 // NewFull returns an untrained full ONS learner over 2^cfg.Bits slots.
@@ -108,9 +110,15 @@ func NewFull(cfg Config, alpha float64, l loss.Loss) (*Full, error) {
 	if cfg.Unit && !cfg.Diag {
 		return nil, errors.New("the features' units (Config.Unit) need diagonal pre-scaling (Config.Diag)")
 	}
+	if cfg.UnitRMS && !cfg.Unit {
+		return nil, errors.New("the features' root-mean-square units (Config.UnitRMS) need Config.Unit")
+	}
 	w := 2
 	if cfg.Unit {
 		w = 3 // [u_j, (D_j − 0.1)/u_j², 1/u_j] (units.go)
+	}
+	if cfg.UnitRMS {
+		w = 5 // and Σx_j², n_j
 	}
 	return &Full{cfg: cfg, alpha: alpha, loss: l, tab: sparse.NewTable(cfg.Bits, w), w: w, limit: sparse.NewSlotCap(MaxFullSlots, cfg.Bits)}, nil
 }
@@ -120,6 +128,9 @@ func NewFull(cfg Config, alpha float64, l loss.Loss) (*Full, error) {
 // prediction takes x as its own unit where the feature has none (unseen,
 // or seen only as zero): its weight is zero there.
 func (f *Full) unitVal(r int, x float64, create bool) float64 {
+	if f.cfg.UnitRMS {
+		return f.rmsUnitVal(r, x, create)
+	}
 	iu := 0.0
 	if r >= 0 {
 		iu = f.tab.Rows[f.w*r+2]
@@ -138,6 +149,38 @@ func (f *Full) unitVal(r int, x float64, create bool) float64 {
 		}
 	}
 	return x * iu
+}
+
+// rmsUnitVal is unitVal under Config.UnitRMS: 1/u_j from the row's sums
+// (addSums has added a learned example's values to them), Σg'² moved
+// into the new units when learning; a prediction on a feature without
+// sums takes x as its own unit, as unitVal's.
+func (f *Full) rmsUnitVal(r int, x float64, create bool) float64 {
+	row := f.tab.Rows[f.w*r : f.w*r+5]
+	iu := row[2]
+	if nu := rmsUnit(row[3], row[4]); create && nu != iu {
+		if iu != 0 {
+			row[1] = sat(row[1] * (nu / iu) * (nu / iu))
+		}
+		row[2], iu = nu, nu
+	}
+	if iu == 0 {
+		iu = unitOf(x)
+	}
+	return x * iu
+}
+
+// addSums adds a learned example's values (the resolved ones) to their
+// features' Σx_j² and n_j under Config.UnitRMS (linalg.RMSAdd's rules).
+func (f *Full) addSums(ex *sparse.Example) {
+	if !f.cfg.UnitRMS || !(ex.Weight > 0) {
+		return
+	}
+	f.uo = f.uo[:0]
+	for _, r := range f.offs {
+		f.uo = append(f.uo, f.w*r)
+	}
+	f.first = linalg.RMSAdd(f.tab.Rows, f.vals, f.uo, 3, f.first[:0])
 }
 
 // Seen is the number of slots with state (k).
@@ -204,6 +247,9 @@ func (f *Full) resolve(ex *sparse.Example, create bool) float64 {
 	}
 	if k := f.tab.Len(); k > old {
 		f.grow(old, k)
+	}
+	if create {
+		f.addSums(ex)
 	}
 	return f.scaleX(create)
 }

@@ -54,6 +54,10 @@ type Config struct {
 	// largest |x_j| so far, instead of 0.1 + Σg_j², so that x̃ does not
 	// depend on the features' units (units.go).
 	Unit bool
+	// UnitRMS, with Unit, takes u_j as the root mean square of feature
+	// j's learned values so far (the example's own included) instead of
+	// their largest magnitude: the CLI's --diag_init auto (units.go).
+	UnitRMS bool
 	// LazyRing is how many generations of deferred folds and transforms
 	// the core keeps (lazy.go) for sketches that support deferral: 0 sizes
 	// the ring by the number of features seen, a negative value applies
@@ -193,6 +197,9 @@ func New(cfg Config, l loss.Loss, sk sparse.Sketch) (*Learner, error) {
 	if cfg.Unit && !cfg.Diag {
 		return nil, errors.New("the features' units (Config.Unit) need diagonal pre-scaling (Config.Diag)")
 	}
+	if cfg.UnitRMS && !cfg.Unit {
+		return nil, errors.New("the features' root-mean-square units (Config.UnitRMS) need Config.Unit")
+	}
 	if cfg.Scaled && !cfg.Diag {
 		return nil, errors.New("the scaled-space sketch (Config.Scaled) needs diagonal pre-scaling (Config.Diag)")
 	}
@@ -255,7 +262,8 @@ func New(cfg Config, l loss.Loss, sk sparse.Sketch) (*Learner, error) {
 }
 
 // setLayout sets the row layout: [Σx_j², n_j (RMS), aux (Config.Aux),
-// w̄_j, Z_{1..pmax, j}, D_j − 0.1, 1/√D_j (Diag), 1/u_j (Unit)]. The core's offsets point
+// w̄_j, Z_{1..pmax, j}, D_j − 0.1, 1/√D_j (Diag), 1/u_j (Unit), Σx_j², n_j
+// (UnitRMS)]. The core's offsets point
 // at w̄_j, so the kernels that read w̄_j at o and Z's column from o+1 see
 // the rows as before, and the leading columns are at negative offsets.
 //
@@ -293,6 +301,9 @@ func (s *Learner) setLayout() {
 	if cfg.Unit {
 		s.uOff = s.saved
 		s.saved++
+		if cfg.UnitRMS {
+			s.saved += 2 // Σx_j² and n_j (units.go)
+		}
 	}
 	s.stride = s.lead + s.saved
 	if w := (s.stride + lineVals - 1) &^ (lineVals - 1); s.lead > 0 && 8*(w-s.stride) <= s.stride {
@@ -604,7 +615,7 @@ func (s *Learner) resolveZ(ex *sparse.Example, p int) (n, wx, wsq float64) {
 		val = s.xt
 	}
 	if s.uOff != 0 {
-		val = s.unitVals(ex.Val)
+		val = s.unitVals(ex.Val, ex.Weight > 0)
 	}
 	// x̃ = D^{-1/2}x, its norm, w̄·x̃, Σ w̄_j² and z = Z·x̃ in one pass over
 	// the rows (linalg.ScaleGather: the same sums as a loop and then

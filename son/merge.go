@@ -126,6 +126,7 @@ type merge struct {
 	u         *sparse.Union
 	dd, wbar  []float64 // per merged feature: Σg² and w̄ (pre-scaled)
 	iu        []float64 // per merged feature: 1/u_j (Config.Unit)
+	usq, un   []float64 // per merged feature: Σx_j² and n_j (Config.UnitRMS)
 	own, in   []float64 // per part: sketch energy before/after conversion
 	eOwn, eIn []float64 // per part: diagonal energy before/after
 	G         []float64 // the stack's Gram matrix, n×n
@@ -312,6 +313,9 @@ func (m *merge) stack() error {
 	if m.s.uOff != 0 {
 		m.iu = make([]float64, d)
 	}
+	if m.s.cfg.UnitRMS {
+		m.usq, m.un = make([]float64, d), make([]float64, d)
+	}
 	m.own, m.in = make([]float64, k), make([]float64, k)
 	m.eOwn, m.eIn = make([]float64, k), make([]float64, k)
 	return nil
@@ -405,6 +409,9 @@ func (m *merge) featureUnit(wk *mergeWork, j int, iu0 float64) float64 {
 	if m.iu == nil {
 		return 1
 	}
+	if m.un != nil {
+		return m.rmsFeatureUnit(wk, j)
+	}
 	iu := iu0
 	for i, p := range m.parts {
 		if r := wk.rowOf[i]; r >= 0 {
@@ -415,6 +422,32 @@ func (m *merge) featureUnit(wk *mergeWork, j int, iu0 float64) float64 {
 	}
 	m.iu[j] = iu
 	return iu
+}
+
+// rmsFeatureUnit is featureUnit under Config.UnitRMS: the merged sums are
+// the base's and every part's own additions to them (its sums less the
+// base's, which it started from), as one learner on the whole stream
+// would have them, and u_j is their root mean square.
+func (m *merge) rmsFeatureUnit(wk *mergeWork, j int) float64 {
+	var sq0, n0 float64
+	if base := m.base; base != nil {
+		if r := base.tab.Find(m.u.Keys[j]); r >= 0 {
+			o := base.wOff(r) + base.uOff
+			sq0, n0 = base.tab.Rows[o+1], base.tab.Rows[o+2]
+		}
+	}
+	sq, n := sq0, n0
+	for i, p := range m.parts {
+		if r := wk.rowOf[i]; r >= 0 {
+			o := p.wOff(r) + p.uOff
+			sq += max(0, p.tab.Rows[o+1]-sq0)
+			n += max(0, p.tab.Rows[o+2]-n0)
+		}
+	}
+	sq = sat(sq)
+	m.usq[j], m.un[j] = sq, n
+	m.iu[j] = rmsUnit(sq, n)
+	return m.iu[j]
 }
 
 // unitRatio is u_ij/u_j: the factor from part p's pre-scaled units of
@@ -609,6 +642,9 @@ func (m *merge) applyFeature(w *mergeWork, T []float64, r, j int) {
 	}
 	if m.iu != nil {
 		rows[o+s.uOff] = m.iu[j]
+	}
+	if m.un != nil {
+		rows[o+s.uOff+1], rows[o+s.uOff+2] = m.usq[j], m.un[j]
 	}
 	w.wsq += wj * wj
 	for l, zl := range z {

@@ -31,6 +31,9 @@ var mergeForms = []sonForm{
 	{"paper_unit", son.Config{Bits: 10, C: math.Inf(1), Eta0: 1, Diag: true, Unit: true}},
 	{"paper_diag", son.Config{Bits: 10, C: math.Inf(1), Eta0: 1, Diag: true}},
 	{"paper_plain", son.Config{Bits: 10, C: 2, Eta0: 1}},
+	// Units from the root mean square: the merged sums are the base's and
+	// the parts' additions (merge.go's rmsFeatureUnit).
+	{"scaled_rms", son.Config{Bits: 10, C: math.Inf(1), Diag: true, Scaled: true, Unit: true, UnitRMS: true}},
 }
 
 var mergeSketches = []string{"none", "oja", "fd", "rfd", "fd_fast", "rp"}
@@ -241,7 +244,7 @@ func TestSONMergeOrder(t *testing.T) {
 func TestSONMergeSums(t *testing.T) {
 	const d = 60
 	data := dense.Problem{D: d, S: 8, T: 600, Loss: "logistic", Seed: 23}.Examples()
-	for _, f := range mergeForms[:2] {
+	for _, f := range []sonForm{mergeForms[0], mergeForms[1], mergeForms[5]} {
 		for _, sk := range []string{"oja", "fd"} {
 			t.Run(f.name+"_"+sk, func(t *testing.T) {
 				base := train(newMergeSON(t, f, sk), data[:200])
@@ -266,6 +269,7 @@ func TestSONMergeSums(t *testing.T) {
 						t.Fatalf("slot %d: Σg² %v, want %v", k, v, want)
 					}
 				}
+				checkUnitSums(t, m, base, a, b)
 				// Parts trained apart: with Config.Unit each fixed its own
 				// units; the raw Σg² still add up.
 				a, b = train(newMergeSON(t, f, sk), data[200:400]), train(newMergeSON(t, f, sk), data[400:600])
@@ -277,7 +281,47 @@ func TestSONMergeSums(t *testing.T) {
 						t.Fatalf("parts apart, slot %d: Σg² %v, want %v", k, v, want)
 					}
 				}
+				checkUnitSums(t, mergeSONs(t, f, sk, nil, a, b), nil, a, b)
 			})
+		}
+	}
+}
+
+// checkUnitSums: under Config.UnitRMS the merged learner's Σx_j² and n_j
+// are the base's and the parts' additions to them (a part's sums less the
+// base's), and its 1/u_j their root mean square's inverse.
+func checkUnitSums(t *testing.T, m, base *son.Learner, parts ...*son.Learner) {
+	t.Helper()
+	got := son.UnitSums(m)
+	if got == nil {
+		return
+	}
+	var b0 map[uint32][3]float64
+	if base != nil {
+		b0 = son.UnitSums(base)
+	}
+	want := map[uint32][2]float64{}
+	for k, v := range b0 {
+		want[k] = [2]float64{v[1], v[2]}
+	}
+	for _, p := range parts {
+		for k, v := range son.UnitSums(p) {
+			w := want[k]
+			w[0] += v[1] - b0[k][1]
+			w[1] += v[2] - b0[k][2]
+			want[k] = w
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d features with units, want %d", len(got), len(want))
+	}
+	for k, g := range got {
+		w := want[k]
+		if math.Abs(g[1]-w[0]) > 1e-12*w[0] || g[2] != w[1] {
+			t.Fatalf("slot %d: sums %v, %v; want %v, %v", k, g[1], g[2], w[0], w[1])
+		}
+		if iu := 1 / math.Sqrt(w[0]/w[1]); w[1] > 0 && math.Abs(g[0]-iu) > 1e-12*iu {
+			t.Fatalf("slot %d: 1/u %v, want %v", k, g[0], iu)
 		}
 	}
 }
@@ -294,6 +338,7 @@ func TestSONMergeRefuses(t *testing.T) {
 		{"other sketch", newMergeSON(t, f, "oja")},
 		{"other form", newMergeSON(t, mergeForms[3], "fd")},
 		{"other units", newMergeSON(t, mergeForms[1], "fd")},
+		{"root-mean-square units", newMergeSON(t, mergeForms[5], "fd")},
 		{"not SON", &son.Full{}},
 	} {
 		out := newMergeSON(t, f, "fd")

@@ -1,6 +1,10 @@
 package son
 
-import "math"
+import (
+	"math"
+
+	"github.com/sparseson/sparseson/internal/linalg"
+)
 
 // Why D₁ has units (Config.Unit): the pre-scaling D = 0.1·I + diag(Σ g gᵀ)
 // of Luo et al. (NIPS 2016), §5.2 adds a constant to a sum in the units of
@@ -49,16 +53,31 @@ func unitOf(x float64) float64 {
 	return iu
 }
 
+// rmsUnit is 1/u_j = 1/√(Σx_j²/n_j) of UnitRMS from a row's sums, 0
+// before the feature's first nonzero value (n_j = 0), 1 where the root
+// mean square is not a positive finite number (it underflows).
+func rmsUnit(sq, n float64) float64 {
+	if !(n > 0) {
+		return 0
+	}
+	return unitOf(math.Sqrt(sq / n))
+}
+
 // unitVals sets x'_k = x_k/u_j for the example's rows (offs, all
-// created), raising u_j to |x_k| first where it exceeds it, and returns x'.
-func (s *Learner) unitVals(val []float64) []float64 {
+// created), moving u_j first (units.go: the largest |x_j| so far, or with
+// UnitRMS the root mean square of the values so far, this example's
+// added to the sums first when add), and returns x'.
+func (s *Learner) unitVals(val []float64, add bool) []float64 {
+	if s.cfg.UnitRMS {
+		return s.rmsUnitVals(val, add)
+	}
 	rows, u := s.tab.Rows, s.uOff
 	xu := s.xu[:0]
 	for k, o := range s.offs {
 		x := val[k]
 		iu := rows[o+u]
 		if a := x * iu; (a > 1 || a < -1 || iu == 0 && x != 0) && unitOf(x) != iu {
-			iu = s.raiseUnit(o, iu, unitOf(x))
+			iu = s.setUnit(o, iu, unitOf(x))
 		}
 		xu = append(xu, x*iu)
 	}
@@ -66,15 +85,37 @@ func (s *Learner) unitVals(val []float64) []float64 {
 	return xu
 }
 
-// raiseUnit sets row o's 1/u_j from iu to nu < iu (or from 0, the first
-// value: Σg'² is then 0), rescaling Σg'² = Σg_j²/u_j² and the scale
+// rmsUnitVals is unitVals under UnitRMS: the sums take every value of
+// the example (linalg.RMSAdd's rules, those of package ada's pre-scaling)
+// before any x' is formed, so that a slot repeated in the example is
+// scaled as its other occurrences.
+func (s *Learner) rmsUnitVals(val []float64, add bool) []float64 {
+	rows, u := s.tab.Rows, s.uOff
+	val = val[:len(s.offs)]
+	if add {
+		s.first = linalg.RMSAdd(rows, val, s.offs, u+1, s.first[:0])
+	}
+	xu := s.xu[:0]
+	for k, o := range s.offs {
+		iu := rows[o+u]
+		if nu := rmsUnit(rows[o+u+1], rows[o+u+2]); nu != iu {
+			iu = s.setUnit(o, iu, nu)
+		}
+		xu = append(xu, val[k]*iu)
+	}
+	s.xu = xu
+	return xu
+}
+
+// setUnit sets row o's 1/u_j from iu to nu (from 0 at the first value:
+// Σg'² is then 0), rescaling Σg'² = Σg_j²/u_j² and the scale
 // 1/√(0.1 + Σg'²) with it, and returns nu.
-func (s *Learner) raiseUnit(o int, iu, nu float64) float64 {
+func (s *Learner) setUnit(o int, iu, nu float64) float64 {
 	rows := s.tab.Rows
 	rows[o+s.uOff] = nu
 	if iu != 0 {
 		r := nu / iu
-		d := rows[o+s.dOff] * r * r
+		d := sat(rows[o+s.dOff] * r * r)
 		rows[o+s.dOff], rows[o+s.dOff+1] = d, 1/math.Sqrt(diag0+d)
 	}
 	return nu

@@ -55,26 +55,33 @@ func TestUnitMatchesDense(t *testing.T) {
 	for _, lossName := range []string{"logistic", "squared"} {
 		for _, sc := range unitScales {
 			data := scaleExamples(dense.Problem{D: d, S: 6, T: 500, Loss: lossName, Seed: 31}.Examples(), sc.k)
+			for i := range data {
+				if i%9 == 4 {
+					data[i].Weight = 0 // not in the RMS sums
+				}
+			}
 			for _, form := range []string{"paper", "scaled", "full"} {
-				t.Run(fmt.Sprintf("%s_%s_%s", lossName, sc.name, form), func(t *testing.T) {
-					sp, dn := unitPair(t, form, lossName, d)
-					for i := range data {
-						a, b := sp.Learn(&data[i]), dn.Learn(&data[i])
-						if dense.Rel(a, b) > 1e-9 {
-							t.Fatalf("step %d: sparse %.15g dense %.15g", i, a, b)
+				for _, kind := range unitKinds {
+					t.Run(fmt.Sprintf("%s_%s_%s_%s", lossName, sc.name, form, kind), func(t *testing.T) {
+						sp, dn := unitKindPair(t, form, kind, lossName, d)
+						for i := range data {
+							a, b := sp.Learn(&data[i]), dn.Learn(&data[i])
+							if dense.Rel(a, b) > 1e-9 {
+								t.Fatalf("step %d: sparse %.15g dense %.15g", i, a, b)
+							}
 						}
-					}
-					want := dn.Weights()
-					var scale float64
-					for _, v := range want {
-						scale = math.Max(scale, math.Abs(v))
-					}
-					sp.Weights(func(slot uint32, w float64) {
-						if math.Abs(w-want[slot]) > 1e-9*(1+scale) {
-							t.Errorf("w[%d]: sparse %.15g dense %.15g", slot, w, want[slot])
+						want := dn.Weights()
+						var scale float64
+						for _, v := range want {
+							scale = math.Max(scale, math.Abs(v))
 						}
+						sp.Weights(func(slot uint32, w float64) {
+							if math.Abs(w-want[slot]) > 1e-9*(1+scale) {
+								t.Errorf("w[%d]: sparse %.15g dense %.15g", slot, w, want[slot])
+							}
+						})
 					})
-				})
+				}
 			}
 		}
 	}
@@ -88,8 +95,18 @@ type denseLearner interface {
 // unitPair builds a sparse learner with Config.Unit and its dense
 // reference: form paper or scaled is SON with m = 0, full is full ONS.
 func unitPair(t *testing.T, form, lossName string, d int) (sparse.Learner, denseLearner) {
+	return unitKindPair(t, form, "max", lossName, d)
+}
+
+// unitKinds are the two units of Config.Unit: the largest |x_j| and
+// (Config.UnitRMS) the root mean square.
+var unitKinds = []string{"max", "rms"}
+
+// unitKindPair is unitPair with the units of kind (unitKinds).
+func unitKindPair(t *testing.T, form, kind, lossName string, d int) (sparse.Learner, denseLearner) {
 	t.Helper()
-	cfg := son.Config{Bits: 8, C: math.Inf(1), Eta0: 1, Diag: true, Unit: true}
+	rms := kind == "rms"
+	cfg := son.Config{Bits: 8, C: math.Inf(1), Eta0: 1, Diag: true, Unit: true, UnitRMS: rms}
 	switch form {
 	case "full":
 		sp, err := son.NewFull(cfg, 2, unitLoss(lossName))
@@ -97,7 +114,7 @@ func unitPair(t *testing.T, form, lossName string, d int) (sparse.Learner, dense
 			t.Fatal(err)
 		}
 		dn := dense.NewFullONS(d, 2, cfg.C, 0, 1, 0, true, unitLoss(lossName))
-		dn.Unit = true
+		dn.Unit, dn.UnitRMS = true, rms
 		return sp, dn
 	case "scaled":
 		cfg.Eta0, cfg.Scaled, cfg.Alpha0 = 0, true, 0.5
@@ -106,7 +123,7 @@ func unitPair(t *testing.T, form, lossName string, d int) (sparse.Learner, dense
 			t.Fatal(err)
 		}
 		dn := dense.NewSON(d, cfg.C, 0, 0, 0, true, unitLoss(lossName), dense.NewOja(0, d, 1, 1))
-		dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior, dn.Unit = true, 0.5, son.DefaultRate, son.Prior, true
+		dn.Scaled, dn.Alpha0, dn.Rate, dn.Prior, dn.Unit, dn.UnitRMS = true, 0.5, son.DefaultRate, son.Prior, true, rms
 		return sp, dn
 	}
 	sp, err := son.New(cfg, unitLoss(lossName), &son.NoSketch{A: 2})
@@ -114,7 +131,7 @@ func unitPair(t *testing.T, form, lossName string, d int) (sparse.Learner, dense
 		t.Fatal(err)
 	}
 	dn := dense.NewSON(d, cfg.C, 0, 1, 0, true, unitLoss(lossName), dense.NewOja(0, d, 2, 1))
-	dn.Unit = true
+	dn.Unit, dn.UnitRMS = true, rms
 	return sp, dn
 }
 
@@ -127,30 +144,32 @@ func TestUnitFree(t *testing.T) {
 	base := dense.Problem{D: d, S: 6, T: 500, Loss: "logistic", Seed: 32}.Examples()
 	for _, form := range []string{"paper", "scaled", "full"} {
 		for _, sc := range unitScales[1:] {
-			t.Run(form+"_"+sc.name, func(t *testing.T) {
-				data := scaleExamples(base, sc.k)
-				ref, _ := unitPair(t, form, "logistic", d)
-				sp, _ := unitPair(t, form, "logistic", d)
-				var worst float64
-				for i := range data {
-					a, b := ref.Learn(&base[i]), sp.Learn(&data[i])
-					worst = max(worst, dense.Rel(a, b))
-				}
-				if worst > 1e-9 {
-					t.Fatalf("predictions differ from the ×1 stream's by %.3g", worst)
-				}
-				_, paper := unitPair(t, form, "logistic", d)
-				_, paper1 := unitPair(t, form, "logistic", d)
-				setUnit(paper, false)
-				setUnit(paper1, false)
-				var moved float64
-				for i := range data {
-					moved = max(moved, dense.Rel(paper.Learn(&data[i]), paper1.Learn(&base[i])))
-				}
-				if moved < 1e-3 {
-					t.Fatalf("D₁ = 0.1·I moved the predictions by only %.3g at this scale: the test shows nothing", moved)
-				}
-			})
+			for _, kind := range unitKinds {
+				t.Run(form+"_"+sc.name+"_"+kind, func(t *testing.T) {
+					data := scaleExamples(base, sc.k)
+					ref, _ := unitKindPair(t, form, kind, "logistic", d)
+					sp, _ := unitKindPair(t, form, kind, "logistic", d)
+					var worst float64
+					for i := range data {
+						a, b := ref.Learn(&base[i]), sp.Learn(&data[i])
+						worst = max(worst, dense.Rel(a, b))
+					}
+					if worst > 1e-9 {
+						t.Fatalf("predictions differ from the ×1 stream's by %.3g", worst)
+					}
+					_, paper := unitPair(t, form, "logistic", d)
+					_, paper1 := unitPair(t, form, "logistic", d)
+					setUnit(paper, false)
+					setUnit(paper1, false)
+					var moved float64
+					for i := range data {
+						moved = max(moved, dense.Rel(paper.Learn(&data[i]), paper1.Learn(&base[i])))
+					}
+					if moved < 1e-3 {
+						t.Fatalf("D₁ = 0.1·I moved the predictions by only %.3g at this scale: the test shows nothing", moved)
+					}
+				})
+			}
 		}
 	}
 }
@@ -174,21 +193,23 @@ func TestUnitBinaryIsPaper(t *testing.T) {
 		}
 	}
 	for _, form := range []string{"paper", "scaled", "full"} {
-		t.Run(form, func(t *testing.T) {
-			a, _ := unitPair(t, form, "logistic", 40)
-			b := paperTwin(t, form)
-			for i := range data {
-				if p, q := a.Learn(&data[i]), b.Learn(&data[i]); p != q {
-					t.Fatalf("step %d: %v with units, %v without", i, p, q)
+		for _, kind := range unitKinds {
+			t.Run(form+"_"+kind, func(t *testing.T) {
+				a, _ := unitKindPair(t, form, kind, "logistic", 40)
+				b := paperTwin(t, form)
+				for i := range data {
+					if p, q := a.Learn(&data[i]), b.Learn(&data[i]); p != q {
+						t.Fatalf("step %d: %v with units, %v without", i, p, q)
+					}
 				}
-			}
-			wa, wb := weights(a), weights(b)
-			for k, v := range wb {
-				if wa[k] != v {
-					t.Fatalf("w[%d]: %v with units, %v without", k, wa[k], v)
+				wa, wb := weights(a), weights(b)
+				for k, v := range wb {
+					if wa[k] != v {
+						t.Fatalf("w[%d]: %v with units, %v without", k, wa[k], v)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
@@ -218,51 +239,53 @@ func paperTwin(t *testing.T, form string) sparse.Learner {
 // units are model state), for SON and full ONS.
 func TestUnitSaveLoad(t *testing.T) {
 	data := scaleExamples(dense.Problem{D: 40, S: 6, T: 400, Loss: "logistic", Seed: 34}.Examples(), unitScales[3].k)
-	cfg := son.Config{Bits: 8, C: math.Inf(1), Diag: true, Scaled: true, Unit: true}
-	for _, form := range []string{"son", "full"} {
-		t.Run(form, func(t *testing.T) {
-			var a sparse.Learner
-			var err error
-			if form == "full" {
-				fc := cfg
-				fc.Scaled, fc.Eta0 = false, 1
-				a, err = son.NewFull(fc, 2, loss.Logistic{})
-			} else {
-				a, err = son.New(cfg, loss.Logistic{}, &son.NoSketch{A: 1})
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range data[:200] {
-				a.Learn(&data[i])
-			}
-			var buf bytes.Buffer
-			if err := model.Encode(&buf, model.Options{}, a.Save); err != nil {
-				t.Fatal(err)
-			}
-			_, r, err := model.Parse(buf.Bytes())
-			if err != nil {
-				t.Fatal(err)
-			}
-			var b sparse.Learner
-			if form == "full" {
-				fc := cfg
-				fc.Scaled, fc.Eta0 = false, 1
-				b, err = son.LoadFull(r, fc, 2, loss.Logistic{})
-			} else {
-				b, err = son.Load(r, cfg, loss.Logistic{}, &son.NoSketch{A: 1})
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := 200; i < len(data); i++ {
-				if p, q := a.Predict(&data[i]), b.Predict(&data[i]); p != q {
-					t.Fatalf("example %d: loaded predicts %v, uninterrupted %v", i, q, p)
+	for _, kind := range unitKinds {
+		cfg := son.Config{Bits: 8, C: math.Inf(1), Diag: true, Scaled: true, Unit: true, UnitRMS: kind == "rms"}
+		for _, form := range []string{"son", "full"} {
+			t.Run(form+"_"+kind, func(t *testing.T) {
+				var a sparse.Learner
+				var err error
+				if form == "full" {
+					fc := cfg
+					fc.Scaled, fc.Eta0 = false, 1
+					a, err = son.NewFull(fc, 2, loss.Logistic{})
+				} else {
+					a, err = son.New(cfg, loss.Logistic{}, &son.NoSketch{A: 1})
 				}
-				if p, q := a.Learn(&data[i]), b.Learn(&data[i]); p != q {
-					t.Fatalf("step %d: loaded learns %v, uninterrupted %v", i, q, p)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-		})
+				for i := range data[:200] {
+					a.Learn(&data[i])
+				}
+				var buf bytes.Buffer
+				if err := model.Encode(&buf, model.Options{}, a.Save); err != nil {
+					t.Fatal(err)
+				}
+				_, r, err := model.Parse(buf.Bytes())
+				if err != nil {
+					t.Fatal(err)
+				}
+				var b sparse.Learner
+				if form == "full" {
+					fc := cfg
+					fc.Scaled, fc.Eta0 = false, 1
+					b, err = son.LoadFull(r, fc, 2, loss.Logistic{})
+				} else {
+					b, err = son.Load(r, cfg, loss.Logistic{}, &son.NoSketch{A: 1})
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := 200; i < len(data); i++ {
+					if p, q := a.Predict(&data[i]), b.Predict(&data[i]); p != q {
+						t.Fatalf("example %d: loaded predicts %v, uninterrupted %v", i, q, p)
+					}
+					if p, q := a.Learn(&data[i]), b.Learn(&data[i]); p != q {
+						t.Fatalf("step %d: loaded learns %v, uninterrupted %v", i, q, p)
+					}
+				}
+			})
+		}
 	}
 }

@@ -277,19 +277,20 @@ func TestMulticlassMemory(t *testing.T) {
 		{[]string{"--oaa", "20", "-b", "24", "--max_memory", "8G"}, "--oaa 20 with this learner may need up to 9.2 GiB (20 × 464.0 MiB: a 2^24-slot index and, if the data uses every slot, 2^24 rows of 24 bytes, plus 144.0 MiB for OAA's slot numbers), above --max_memory 8.0 GiB (as given)"},
 		// At -b 22 the dense index: 4 bytes a slot.
 		{[]string{"--oaa", "20", "-b", "22", "--max_memory", "1G"}, "--oaa 20 with this learner may need up to 2.2 GiB (20 × 112.0 MiB: a 2^22-slot index and, if the data uses every slot, 2^22 rows of 24 bytes, plus 32.0 MiB for OAA's slot numbers)"},
-		// SON m = 10 with pre-scaling: 1 + 10 + 2 floats a row.
+		// SON m = 10 with pre-scaling: 1 + 10 + 2 floats a row, and 3 for
+		// the features' units (--diag_init auto: 1/u_j, Σx_j², n_j).
 		{[]string{"--oaa", "20", "-b", "24", "--oja", "--max_memory", "1T"}, ""},
-		{[]string{"--oaa", "200", "-b", "24", "--oja", "--max_memory", "64G"}, "2^24 rows of 104 bytes"},
+		{[]string{"--oaa", "200", "-b", "24", "--oja", "--max_memory", "64G"}, "2^24 rows of 128 bytes"},
 		// One K×d model: 2K + 1 floats a row.
 		{[]string{"--softmax", "1000", "-b", "24", "--max_memory", "100G"}, "--softmax 1000 with this learner may need up to 250.2 GiB"},
 		// The dense learners keep at most 4096 slots whatever -b: full ONS
-		// 8·(2 + 4096) bytes a row (A⁻¹'s and [u_j, D_j]; 1/u_j too with
-		// --diag_init auto), ADA-FULL
+		// 8·(5 + 4096) bytes a row (A⁻¹'s, [u_j, D_j] and, for the
+		// features' units of --diag_init auto, 1/u_j, Σx_j² and n_j), ADA-FULL
 		// 8·(1 + 2·4096) (β_j, U and its double buffer) and 16 for every
 		// slot's scale; -b adds its index (4 bytes a slot) and a bit a
 		// slot for the features refused.
-		{[]string{"--oaa", "20", "--full", "-b", "12", "--max_memory", "1G"}, "(20 × 128.1 MiB: a 2^12-slot index and, if the data uses every slot, 4096 rows of 32784 bytes (the most slots it keeps)"},
-		{[]string{"--oaa", "20", "--full", "-b", "18", "--max_memory", "1G"}, "(20 × 129.1 MiB: a 2^18-slot index and, if the data uses every slot, 4096 rows of 32784 bytes (the most slots it keeps)"},
+		{[]string{"--oaa", "20", "--full", "-b", "12", "--max_memory", "1G"}, "(20 × 128.2 MiB: a 2^12-slot index and, if the data uses every slot, 4096 rows of 32808 bytes (the most slots it keeps)"},
+		{[]string{"--oaa", "20", "--full", "-b", "18", "--max_memory", "1G"}, "(20 × 129.2 MiB: a 2^18-slot index and, if the data uses every slot, 4096 rows of 32808 bytes (the most slots it keeps)"},
 		{[]string{"--oaa", "2", "--full", "-b", "18", "--max_memory", "1G"}, ""},
 		{[]string{"--oaa", "20", "--ada_full", "-b", "18", "--max_memory", "1G"}, "(20 × 261.1 MiB: a 2^18-slot index and, if the data uses every slot, 2^18 rows of 16 bytes and 4096 rows of 65544 bytes (the most slots it keeps)"},
 	} {

@@ -91,7 +91,7 @@ var libraryFields = []string{
 	"Config.Skip", "the model option ada_skip (S-ADA's skips, on with --fd_gate)",
 	"Config.Project", "the model option ada_project (FTSL's projected steps, on with --fd_gate)",
 	"Config.DualCache", "the model option ada_dual_cache (FTSL's and FTFSL's carried product, on with --fd_gate)",
-	"oja.Config.Rate", "--oja_rate", "Config.Scaled", "--diag_sketch scaled", "Config.Diag", "--diag", "Config.Unit", "--diag_init auto", "Config.Total", "--total",
+	"oja.Config.Rate", "--oja_rate", "Config.Scaled", "--diag_sketch scaled", "Config.Diag", "--diag", "Config.UnitRMS", "--diag_init auto", "Config.Unit", "--diag_init auto or max", "Config.Total", "--total",
 	"Config.RMS", "--ada_scale auto", "Config.Aux", "the model option ada_diag (the completion's columns, --ada_scale auto)",
 	"Config.Grow", "the model option ada_grow (ADA-FD's and ADA-FFD's growing δ, --ada_scale auto)",
 	"Config.AuxDot", "the model option ada_diag (the mirror-descent completion's column, --ada_scale auto)",

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -85,33 +86,19 @@ func toClasses(text []byte) []byte {
 
 // notUnitFree are the learners of the registry that are not unit-free at
 // their defaults, with the reason; every other learner passes
-// TestUnitFreeDefaults.
-var notUnitFree = map[string]string{
-	"oja":      sonUnits,
-	"fd":       sonUnits,
-	"fd_fast":  sonUnits,
-	"rfd":      sonUnits,
-	"rfd_fast": sonUnits,
-	"son_m0":   sonUnits,
-	"full":     sonUnits,
-}
+// TestUnitFreeDefaults. None is today: SON and full ONS are unit-free by
+// --diag_init auto, the un-normalized first-order updates by
+// --feature_scale auto, the FD-adaptive learners by --ada_scale auto
+// (docs/algorithms.md §6, §19).
+var notUnitFree = map[string]string{}
 
-// sonUnits: SON's pre-scaling D = 0.1·I + diag(Σ g gᵀ) (Luo, Agarwal,
-// Cesa-Bianchi, Langford, "Efficient Second Order Online Learning by
-// Sketching", NIPS 2016, §5.2) starts from 0.1 in the units of g² at its
-// default --diag_init paper. --diag_init auto is unit-free
-// (TestUnitFreeDiagInitAuto) but its running maximum is an outlier on raw
-// counts: 1.4–2.0 pp more one-pass test error on 20-class news20 under
-// --oaa, 0.1–1.3 pp more mean error on the shared binary sets, so it is
-// not the default (docs/algorithms.md §6).
-const sonUnits = "SON's D₁ = 0.1·I (--diag_init paper, the default) is in the units of g²; --diag_init auto is unit-free (TestUnitFreeDiagInitAuto)"
+// sonLearners are the registry's SON learners, whose D₁ --diag_init sets.
+var sonLearners = []string{"oja", "fd", "fd_fast", "rfd", "rfd_fast", "rp", "son_m0", "full"}
 
 // TestUnitFreeDefaults: every learner of the registry at its defaults,
 // one pass, logistic loss, on the bundled splice with every feature ×1,
 // ×255 and ×1/255: the test accuracies differ by at most 0.5 pp from the
-// ×1 figure — unless the learner is in notUnitFree. The un-normalized
-// first-order updates are unit-free by --feature_scale auto, the
-// FD-adaptive learners by --ada_scale auto (docs/algorithms.md §19).
+// ×1 figure — unless the learner is in notUnitFree.
 func TestUnitFreeDefaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("81 one-pass runs over splice")
@@ -124,18 +111,18 @@ func TestUnitFreeDefaults(t *testing.T) {
 	})
 }
 
-// TestUnitFreeDiagInitAuto: TestUnitFreeDefaults for the SON learners of
-// the registry (those exempt there, and RP-SON, which passes there) with
-// --diag_init auto.
-func TestUnitFreeDiagInitAuto(t *testing.T) {
+// TestUnitFreeDiagInitMax: TestUnitFreeDefaults for the SON learners of
+// the registry with --diag_init max (u_j the largest |x_j|), unit-free
+// too.
+func TestUnitFreeDiagInitMax(t *testing.T) {
 	if testing.Short() {
 		t.Skip("24 one-pass runs over splice")
 	}
 	unitFree(t, func(t *testing.T, l learnerSpec) []string {
-		if notUnitFree[l.name] != sonUnits && l.name != "rp" {
+		if !slices.Contains(sonLearners, l.name) {
 			t.Skip("not a SON learner")
 		}
-		return append(append([]string{}, l.flags...), "--diag_init", "auto")
+		return append(append([]string{}, l.flags...), "--diag_init", "max")
 	})
 }
 
@@ -188,13 +175,13 @@ func TestScaleVW(t *testing.T) {
 	}
 }
 
-// TestDiagInitModels: --diag_init auto is saved with a SON or full ONS
-// model and applies when it is loaded; a default (paper) model is written
-// as before the option (no diag_init in it); on binary features both
-// predict the same (u_j = 1; not full ONS at -b 8, where colliding
-// features add up to values of 2 and more), on features ×255 they do not;
-// a command line
-// contradicting the model's D₁ is refused, and resuming keeps it.
+// TestDiagInitModels: --diag_init (auto by default) is saved with a SON
+// or full ONS model and applies when it is loaded; on binary features
+// auto and paper predict the same (u_j = 1; not full ONS at -b 8, where
+// colliding features add up to values of 2 and more), on features ×255
+// they do not; a command line contradicting the model's D₁ is refused,
+// and resuming keeps it. (A model without diag_init, from before the
+// option, reads as paper: learners' TestDiagInitOption.)
 func TestDiagInitModels(t *testing.T) {
 	dir := t.TempDir()
 	bin := write(t, filepath.Join(dir, "bin.vw"), plain(t, "splice.train.vw.gz"))
@@ -208,18 +195,20 @@ func TestDiagInitModels(t *testing.T) {
 				mustRun(t, nil, append([]string{"--quiet", "-t", "-i", m, "-p", p, data}, extra...)...)
 				return read(t, p)
 			}
-			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", auto, "--diag_init", "auto", bin}, learner...)...)
-			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", paper, bin}, learner...)...)
+			trainBoth := func(data string) {
+				mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", auto, data}, learner...)...)
+				mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", paper, "--diag_init", "paper", data}, learner...)...)
+			}
+			states := func() bool {
+				return strings.Contains(read(t, auto), "diag_init=auto") && strings.Contains(read(t, paper), "diag_init=paper")
+			}
+			trainBoth(bin)
 			if learner[0] != "--full" && predict(auto, bin) != predict(paper, bin) {
 				t.Fatal("on binary features auto and paper predict differently")
 			}
-			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", auto, "--diag_init", "auto", train}, learner...)...)
-			mustRun(t, nil, append([]string{"--quiet", "--loss_function", "logistic", "-f", paper, train}, learner...)...)
-			if strings.Contains(read(t, paper), "diag_init") {
-				t.Fatal("a default model names diag_init: it would not be what older builds wrote")
-			}
-			if !strings.Contains(read(t, auto), "diag_init=auto") {
-				t.Fatal("an auto model does not say so")
+			trainBoth(train)
+			if !states() {
+				t.Fatal("a model does not state its D₁")
 			}
 			pa, pp := predict(auto, test), predict(paper, test)
 			if pa == pp {
@@ -227,7 +216,7 @@ func TestDiagInitModels(t *testing.T) {
 			}
 			mustRun(t, nil, "--quiet", "-i", auto, "-f", auto, train)
 			mustRun(t, nil, "--quiet", "-i", paper, "-f", paper, train)
-			if strings.Contains(read(t, paper), "diag_init") || !strings.Contains(read(t, auto), "diag_init=auto") {
+			if !states() {
 				t.Fatal("resuming changed D₁")
 			}
 			pa, pp = predict(auto, test), predict(paper, test)
@@ -239,10 +228,10 @@ func TestDiagInitModels(t *testing.T) {
 			if predict(auto, test, "--diag_init", "auto") != pa || predict(paper, test, "--diag_init", "paper") != pp {
 				t.Fatal("an explicit --diag_init matching the model changed its predictions")
 			}
-			for _, c := range []struct{ model, flag string }{{paper, "auto"}, {auto, "paper"}} {
+			for _, c := range []struct{ model, flag string }{{paper, "auto"}, {auto, "paper"}, {auto, "max"}} {
 				_, stderr, code := sparseson(t, nil, "--quiet", "-t", "-i", c.model, "--diag_init", c.flag, test)
 				if code == 0 || !strings.Contains(stderr, "diag_init") {
-					t.Fatalf("--diag_init %s on a model of the other D₁: exit %d, %q", c.flag, code, stderr)
+					t.Fatalf("--diag_init %s on a model of another D₁: exit %d, %q", c.flag, code, stderr)
 				}
 			}
 		})

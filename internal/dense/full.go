@@ -106,9 +106,9 @@ type FullONS struct {
 	EtaPower           float64 // η_t = Eta0·t^(−EtaPower); 0 means ½
 	Diag               bool
 	Loss               loss.Loss
-	Unit               bool // as SON.Unit
+	Unit, UnitRMS      bool // as SON's
 
-	mx   []float64
+	un   units
 	A    *mat.SymDense
 	u    []float64
 	dsum []float64
@@ -159,7 +159,7 @@ func (f *FullONS) Predict(ex *sparse.Example) float64 {
 
 // Learn runs one round and returns the prediction.
 func (f *FullONS) Learn(ex *sparse.Example) float64 {
-	f.mx = raiseMax(f.Unit, f.mx, f.D, ex)
+	f.un.add(f.Unit, f.UnitRMS, f.D, ex)
 	x := f.Dense(ex)
 	if tau := tauC(dotv(f.u, x), f.C); tau != 0 && dotv(x, x) > 0 {
 		ax := f.solve(x)
@@ -228,4 +228,4 @@ func (f *FullONS) Inverse() *mat.Dense {
 }
 
 // diag1 is D₁'s part of D_j, as SON.diag1.
-func (f *FullONS) diag1(j int) float64 { return diag1(f.Unit, f.mx, j) }
+func (f *FullONS) diag1(j int) float64 { return f.un.diag1(f.Unit, j) }

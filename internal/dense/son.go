@@ -68,9 +68,12 @@ type SON struct {
 	Prior  float64 // son.Prior
 	// Unit (with Diag) pre-scales by D_j = 0.1·M_j + Σg_j², M_j the largest
 	// x_j² that Learn has seen (1 before the first nonzero value), instead
-	// of 0.1 + Σg_j² (son.Config.Unit).
-	Unit bool
-	mx   []float64 // M_j, 0 before feature j's first nonzero value
+	// of 0.1 + Σg_j² (son.Config.Unit); with UnitRMS, M_j is the mean of
+	// the squares of feature j's nonzero values that Learn has seen in
+	// examples of positive weight, the current one included
+	// (son.Config.UnitRMS).
+	Unit, UnitRMS bool
+	un            units
 
 	u     []float64 // u_t
 	dsum  []float64 // Σ g² (diag)
@@ -206,7 +209,7 @@ func (s *SON) Predict(ex *sparse.Example) float64 {
 
 // Learn runs one round of Alg. 1 and returns the prediction.
 func (s *SON) Learn(ex *sparse.Example) float64 {
-	s.mx = raiseMax(s.Unit, s.mx, s.D, ex)
+	s.un.add(s.Unit, s.UnitRMS, s.D, ex)
 	if s.seen == nil {
 		s.seen = make([]bool, s.D)
 	}
@@ -332,29 +335,50 @@ func (s *SON) Weights() []float64 {
 }
 
 // diag1 is D₁'s part of D_j: 0.1, or 0.1·M_j under Unit.
-func (s *SON) diag1(j int) float64 { return diag1(s.Unit, s.mx, j) }
+func (s *SON) diag1(j int) float64 { return s.un.diag1(s.Unit, j) }
 
-func diag1(unit bool, mx []float64, j int) float64 {
-	if !unit || mx == nil || mx[j] == 0 {
-		return 0.1
-	}
-	return 0.1 * mx[j]
+// units holds M_j of SON.Unit: the largest x_j², or under UnitRMS the
+// sums Σx_j² and n_j.
+type units struct {
+	mx, sq, n []float64
 }
 
-// raiseMax returns mx (allocated for d features) with M_j raised to x_j²
-// for ex's features under unit (values whose square is not finite
-// ignored).
-func raiseMax(unit bool, mx []float64, d int, ex *sparse.Example) []float64 {
+// diag1 is 0.1·M_j under unit where feature j has a nonzero value, 0.1
+// otherwise.
+func (u *units) diag1(unit bool, j int) float64 {
+	switch {
+	case !unit || u.mx == nil || u.mx[j] == 0 && (u.n == nil || u.n[j] == 0):
+		return 0.1
+	case u.n != nil:
+		return 0.1 * (u.sq[j] / u.n[j])
+	}
+	return 0.1 * u.mx[j]
+}
+
+// add raises M_j to ex's x_j² under unit, or under rms adds them to the
+// sums when ex's weight is positive (values whose square is not a
+// positive finite number, or would take the sum beyond it, left out).
+func (u *units) add(unit, rms bool, d int, ex *sparse.Example) {
 	if !unit {
-		return mx
+		return
 	}
-	if mx == nil {
-		mx = make([]float64, d)
-	}
-	for i, j := range ex.Idx {
-		if x2 := ex.Val[i] * ex.Val[i]; x2 > mx[j] && x2 <= math.MaxFloat64 {
-			mx[j] = x2
+	if u.mx == nil {
+		u.mx = make([]float64, d)
+		if rms {
+			u.sq, u.n = make([]float64, d), make([]float64, d)
 		}
 	}
-	return mx
+	for i, j := range ex.Idx {
+		x2 := ex.Val[i] * ex.Val[i]
+		if !(x2 > 0 && x2 <= math.MaxFloat64) {
+			continue
+		}
+		switch {
+		case !rms:
+			u.mx[j] = math.Max(u.mx[j], x2)
+		case ex.Weight > 0 && u.sq[j]+x2 <= math.MaxFloat64:
+			u.sq[j] += x2
+			u.n[j]++
+		}
+	}
 }
