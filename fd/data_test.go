@@ -122,7 +122,7 @@ func readVW(path string, bits uint) ([]sparse.Example, error) {
 // scaled-space form: pre-scaling, α from the data, rate 5, C = ∞), and
 // cliFD the sketch of --fd/--rfd -m m.
 func cliSON(bits uint) son.Config {
-	return son.Config{Bits: bits, C: math.Inf(1), Eta0: 1, Diag: true, Scaled: true}
+	return son.Config{Bits: bits, C: math.Inf(1), Eta0: 1, Diag: true, Scaled: true, Unit: true, UnitRMS: true}
 }
 
 func cliFD(m int, robust bool) Config {

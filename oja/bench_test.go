@@ -43,6 +43,29 @@ func BenchmarkOjaSON(b *testing.B) {
 	}
 }
 
+// BenchmarkOjaSONUnits: Oja m = 10 in the CLI's scaled-space form with
+// each D₁ of --diag_init (son/units.go) on the news-like stream of word
+// counts, whose units move on most occurrences under auto.
+func BenchmarkOjaSONUnits(b *testing.B) {
+	for _, u := range []struct {
+		name      string
+		unit, rms bool
+	}{{"paper", false, false}, {"max", true, false}, {"auto", true, true}} {
+		b.Run(u.name, func(b *testing.B) {
+			o, err := New(Config{M: 10, Alpha: 1, Rate: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg := son.Config{Bits: 18, C: math.Inf(1), Diag: true, Scaled: true, Unit: u.unit, UnitRMS: u.rms}
+			sp, err := son.New(cfg, loss.Logistic{}, o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			dense.Steady(b, sp, dense.News(18))
+		})
+	}
+}
+
 // BenchmarkOjaSONBits: Oja m = 10 across hash sizes; the per-example cost
 // must not grow with -b.
 func BenchmarkOjaSONBits(b *testing.B) {

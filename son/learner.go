@@ -51,8 +51,9 @@ type Config struct {
 	// stream). See setAlpha in scaled.go for what it changes.
 	Total int
 	// Unit, with Diag, pre-scales by D_j = 0.1·u_j² + Σg_j², u_j the
-	// largest |x_j| so far, instead of 0.1 + Σg_j², so that x̃ does not
-	// depend on the features' units (units.go).
+	// largest |x_j| so far (or their root mean square: UnitRMS), instead
+	// of 0.1 + Σg_j², so that x̃ does not depend on the features' units
+	// (units.go).
 	Unit bool
 	// UnitRMS, with Unit, takes u_j as the root mean square of feature
 	// j's learned values so far (the example's own included) instead of

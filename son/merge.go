@@ -394,10 +394,11 @@ func (m *merge) baseWeight(w *mergeWork, key uint32) (w0, dd0, iu0 float64) {
 	return w0, dd0, iu0
 }
 
-// Parts trained apart fix a feature's unit u_j (Config.Unit) at their own
-// first value of it, so their Σg² and pre-scaled columns are in units that
+// Parts trained apart keep a feature's unit u_j (Config.Unit) from their
+// own values of it, so their Σg² and pre-scaled columns are in units that
 // differ by (u_ij/u_j)². The merged feature's u_j is the largest |x_j|
-// that the base and the parts have seen (featureUnit), as one learner on
+// that the base and the parts have seen, or under Config.UnitRMS the
+// root mean square of all their values (featureUnit), as one learner on
 // the whole stream would have it; a part's Σg² is converted
 // by unitRatio², its sketch column by unitRatio. Without Config.Unit both
 // are 1. A part with no unit for the feature has seen only zero values of

@@ -11,37 +11,35 @@ import (
 // g², that is of x_j². Features ×1/255 shrink Σg² by 255² while 0.1 stays,
 // so x̃ = D^{-1/2}x stays far below its unit-free value for thousands of
 // examples (full ONS on splice: 89.3 % test accuracy at ×1, 79.6 % at
-// ×1/255). With Config.Unit, D_j = 0.1·u_j² + Σg_j², u_j the largest |x_j|
-// seen so far (VW's --normalized keeps the same per-feature maximum): x̃,
-// and everything computed from it (the data-derived α₀, the sketch, the
-// step), is the same at any scale of any feature; where the features'
-// largest magnitude is 1 (binary features, the constant, sets scaled to
-// [0, 1] or [−1, 1], on which the paper's 0.1 was chosen) it is the
-// paper's D₁, on binary features bit for bit (unless two features of an
+// ×1/255). With Config.Unit, D_j = 0.1·u_j² + Σg_j²: x̃, and everything
+// computed from it (the data-derived α₀, the sketch, the step), is the
+// same at any scale of any feature; where u_j = 1 (binary features, the
+// constant) it is the paper's D₁, bit for bit (unless two features of an
 // example share a slot: the hashing adds their values).
 //
-// Measured before it (one-pass test error on the 11 shared binary sets,
-// five SON defaults, logistic and squared, against D₁ = 0.1·I): one c for
-// all features, the mean x_k² of the first example, is not unit-free (VW's
-// constant keeps the value 1 and dominates it at ×1/255: Oja-SON on splice
-// 92.62 / 92.15 % at ×1 / ×1/255); the largest x_k² of the first example
-// without the constant leaves the constant's D₁ in the data's units and
-// had 0.38–2.63 pp more mean test error; u_j fixed at
-// feature j's first nonzero value is unit-free but one value is a noisy
-// scale (near zero it takes D₁ to nothing): up to 1.45 pp more mean test
-// error, on sonar, breast_cancer, heart_scale and ionosphere. The running
-// maximum had 0.13–1.33 pp more (news20 logistic +0.7 to +1.0 pp): the
-// paper's 0.1 suits data whose largest magnitude is about 1, which is why
-// Config.Unit is the CLI's --diag_init auto, not its default.
+// u_j is, with Config.UnitRMS (the CLI's default, --diag_init auto), the
+// root mean square of feature j's nonzero values in learned examples of
+// positive weight so far, the current example's included; without it
+// (--diag_init max) their largest magnitude, as VW's --normalized keeps.
+// The running maximum is an outlier on raw word counts: one large count
+// holds D_j far above the gradients' scale (news20, logistic, one pass:
+// +0.74 to +1.01 pp test error against the paper's D₁, the root mean
+// square +0.07 to +0.26). Both cost about 1–2 test examples on the small
+// dense sets that come scaled to [−1, 1] (sonar, heart_scale), whose
+// scale the paper's 0.1 knows from the whole set and u_j learns as the
+// values arrive (docs/algorithms.md §6, with the forms rejected before:
+// one scale for all features, u_j fixed at the first value).
 //
 // The learner runs the paper's pre-scaling on x'_j = x_j/u_j, whose D is
 // 0.1 + Σg'² = D_j/u_j², with 1/u_j in one more column of the row (uOff;
-// 0 until the feature's first nonzero value): the kernels that update D
-// and scale x (linalg.ScaleGather, linalg.RescaleGather) run unchanged,
-// and x'·(0.1 + Σg'²)^{-1/2} = x·D_j^{-1/2}. When u_j grows, Σg'² is
-// rescaled with it (no cancellation, unlike D_j − 0.1 = 0.1·(u_j² − 1) +
-// Σg_j² in the paper's column, which loses every digit of a feature of
-// values ~1e-8).
+// 0 until the feature's first nonzero value; under UnitRMS Σx_j² and n_j
+// follow it): the kernels that update D and scale x
+// (linalg.ScaleGather, linalg.RescaleGather) run unchanged, and
+// x'·(0.1 + Σg'²)^{-1/2} = x·D_j^{-1/2}. When u_j moves, Σg'² is rescaled
+// with it (no cancellation, unlike D_j − 0.1 = 0.1·(u_j² − 1) + Σg_j² in
+// the paper's column, which loses every digit of a feature of values
+// ~1e-8). Under UnitRMS u_j can fall as well as rise, so D_j is not
+// monotone as in the paper; Σg'² is saturated (sat) as every saved sum.
 
 // unitOf is 1/|x| for a nonzero x, or 1 (the paper's unit) where that is
 // not a positive finite number (x infinite, NaN or subnormal).
