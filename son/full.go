@@ -84,12 +84,10 @@ type Full struct {
 	limit sparse.SlotCap
 
 	// per-example scratch: the example's kept features (rows, raw values, x̃)
-	offs  []int
-	vals  []float64
-	xt    []float64
-	y, s  []float64
-	uo    []int // the rows' offsets for addSums
-	first []int
+	offs []int
+	vals []float64
+	xt   []float64
+	y, s []float64
 }
 
 // NewFull returns an untrained full ONS learner over 2^cfg.Bits slots.
@@ -129,7 +127,7 @@ func NewFull(cfg Config, alpha float64, l loss.Loss) (*Full, error) {
 // or seen only as zero): its weight is zero there.
 func (f *Full) unitVal(r int, x float64, create bool) float64 {
 	if f.cfg.UnitRMS {
-		return f.rmsUnitVal(r, x, create)
+		return f.rmsUnitVal(r, x)
 	}
 	iu := 0.0
 	if r >= 0 {
@@ -151,36 +149,36 @@ func (f *Full) unitVal(r int, x float64, create bool) float64 {
 	return x * iu
 }
 
-// rmsUnitVal is unitVal under Config.UnitRMS: 1/u_j from the row's sums
-// (addSums has added a learned example's values to them), Σg'² moved
-// into the new units when learning; a prediction on a feature without
-// sums takes x as its own unit, as unitVal's.
-func (f *Full) rmsUnitVal(r int, x float64, create bool) float64 {
-	row := f.tab.Rows[f.w*r : f.w*r+5]
-	iu := row[2]
-	if nu := rmsUnit(row[3], row[4]); create && nu != iu {
-		if iu != 0 {
-			row[1] = sat(row[1] * (nu / iu) * (nu / iu))
-		}
-		row[2], iu = nu, nu
-	}
+// rmsUnitVal is unitVal under Config.UnitRMS: 1/u_j as addSums left it;
+// a prediction on a feature without one takes x as its own unit, as
+// unitVal's.
+func (f *Full) rmsUnitVal(r int, x float64) float64 {
+	iu := f.tab.Rows[f.w*r+2]
 	if iu == 0 {
 		iu = unitOf(x)
 	}
 	return x * iu
 }
 
-// addSums adds a learned example's values (the resolved ones) to their
-// features' Σx_j² and n_j under Config.UnitRMS (linalg.RMSAdd's rules).
+// addSums adds a learned example's values (the resolved ones), each in
+// turn, to their features' Σx_j² and n_j under Config.UnitRMS and
+// refreshes u_j against them, moving Σg'² into the new units: the
+// learner's rules (Learner.rmsUnitVals).
 func (f *Full) addSums(ex *sparse.Example) {
 	if !f.cfg.UnitRMS || !(ex.Weight > 0) {
 		return
 	}
-	f.uo = f.uo[:0]
-	for _, r := range f.offs {
-		f.uo = append(f.uo, f.w*r)
+	for i, r := range f.offs {
+		row := f.tab.Rows[f.w*r : f.w*r+5 : f.w*r+5]
+		addSquare(row[3:], f.vals[i])
+		if iu := row[2]; rmsRefresh(iu, row[3], row[4]) != iu {
+			nu := rmsUnit(row[3], row[4])
+			if iu != 0 {
+				row[1] = sat(row[1] * (nu / iu) * (nu / iu))
+			}
+			row[2] = nu
+		}
 	}
-	f.first = linalg.RMSAdd(f.tab.Rows, f.vals, f.uo, 3, f.first[:0])
 }
 
 // Seen is the number of slots with state (k).

@@ -428,13 +428,16 @@ func (m *merge) featureUnit(wk *mergeWork, j int, iu0 float64) float64 {
 // rmsFeatureUnit is featureUnit under Config.UnitRMS: the merged sums are
 // the base's and every part's own additions to them (its sums less the
 // base's, which it started from), as one learner on the whole stream
-// would have them, and u_j is their root mean square.
+// would have them. u_j is, of the base's and the parts' own, the largest
+// 1/u_j that the learner's rule (rmsRefresh) would keep against the
+// merged sums, or else their root mean square: the parts' order does not
+// matter, and merging one part, or copies of the base, changes nothing.
 func (m *merge) rmsFeatureUnit(wk *mergeWork, j int) float64 {
-	var sq0, n0 float64
+	var sq0, n0, iu0 float64
 	if base := m.base; base != nil {
 		if r := base.tab.Find(m.u.Keys[j]); r >= 0 {
 			o := base.wOff(r) + base.uOff
-			sq0, n0 = base.tab.Rows[o+1], base.tab.Rows[o+2]
+			iu0, sq0, n0 = base.tab.Rows[o], base.tab.Rows[o+1], base.tab.Rows[o+2]
 		}
 	}
 	sq, n := sq0, n0
@@ -446,9 +449,23 @@ func (m *merge) rmsFeatureUnit(wk *mergeWork, j int) float64 {
 		}
 	}
 	sq = sat(sq)
-	m.usq[j], m.un[j] = sq, n
-	m.iu[j] = rmsUnit(sq, n)
-	return m.iu[j]
+	kept := 0.0
+	keep := func(iu float64) {
+		if iu != 0 && rmsRefresh(iu, sq, n) == iu {
+			kept = max(kept, iu)
+		}
+	}
+	keep(iu0)
+	for i, p := range m.parts {
+		if r := wk.rowOf[i]; r >= 0 {
+			keep(p.tab.Rows[p.wOff(r)+p.uOff])
+		}
+	}
+	if kept == 0 {
+		kept = rmsUnit(sq, n)
+	}
+	m.usq[j], m.un[j], m.iu[j] = sq, n, kept
+	return kept
 }
 
 // unitRatio is u_ij/u_j: the factor from part p's pre-scaled units of

@@ -70,8 +70,9 @@ type SON struct {
 	// x_j² that Learn has seen (1 before the first nonzero value), instead
 	// of 0.1 + Σg_j² (son.Config.Unit); with UnitRMS, M_j is the mean of
 	// the squares of feature j's nonzero values that Learn has seen in
-	// examples of positive weight, the current one included
-	// (son.Config.UnitRMS).
+	// examples of positive weight, the current one included, as of its
+	// last refresh: M_j follows the mean when it leaves [1 − 1/32,
+	// 1 + 1/32]·M_j (son.Config.UnitRMS, son/units.go's unitBand).
 	Unit, UnitRMS bool
 	un            units
 
@@ -338,26 +339,35 @@ func (s *SON) Weights() []float64 {
 func (s *SON) diag1(j int) float64 { return s.un.diag1(s.Unit, j) }
 
 // units holds M_j of SON.Unit: the largest x_j², or under UnitRMS the
-// sums Σx_j² and n_j.
+// sums Σx_j² and n_j and iu_j = 1/√M_j as of its last refresh.
 type units struct {
-	mx, sq, n []float64
+	mx, sq, n, iu []float64
 }
 
 // diag1 is 0.1·M_j under unit where feature j has a nonzero value, 0.1
 // otherwise.
 func (u *units) diag1(unit bool, j int) float64 {
 	switch {
-	case !unit || u.mx == nil || u.mx[j] == 0 && (u.n == nil || u.n[j] == 0):
+	case !unit || u.mx == nil:
 		return 0.1
-	case u.n != nil:
-		return 0.1 * (u.sq[j] / u.n[j])
+	case u.iu != nil:
+		if u.iu[j] == 0 {
+			return 0.1
+		}
+		return 0.1 / (u.iu[j] * u.iu[j])
+	case u.mx[j] == 0:
+		return 0.1
 	}
 	return 0.1 * u.mx[j]
 }
 
-// add raises M_j to ex's x_j² under unit, or under rms adds them to the
-// sums when ex's weight is positive (values whose square is not a
-// positive finite number, or would take the sum beyond it, left out).
+// add raises M_j to ex's x_j² under unit. Under rms it takes ex's values
+// in turn (when ex's weight is positive): each goes into its feature's
+// sums (unless its square is not a positive finite number or would take
+// the sum beyond it), and then iu_j is refreshed to 1/√(Σx_j²/n_j) where
+// Σx_j²·iu_j² is not within n_j·(1 ± 1/32) (at the first value too, iu_j
+// = 0), in son/units.go's arithmetic (1 where the root mean square is not
+// a positive finite number).
 func (u *units) add(unit, rms bool, d int, ex *sparse.Example) {
 	if !unit {
 		return
@@ -365,20 +375,35 @@ func (u *units) add(unit, rms bool, d int, ex *sparse.Example) {
 	if u.mx == nil {
 		u.mx = make([]float64, d)
 		if rms {
-			u.sq, u.n = make([]float64, d), make([]float64, d)
+			u.sq, u.n, u.iu = make([]float64, d), make([]float64, d), make([]float64, d)
 		}
 	}
 	for i, j := range ex.Idx {
 		x2 := ex.Val[i] * ex.Val[i]
-		if !(x2 > 0 && x2 <= math.MaxFloat64) {
+		valid := x2 > 0 && x2 <= math.MaxFloat64
+		if !rms {
+			if valid {
+				u.mx[j] = math.Max(u.mx[j], x2)
+			}
 			continue
 		}
-		switch {
-		case !rms:
-			u.mx[j] = math.Max(u.mx[j], x2)
-		case ex.Weight > 0 && u.sq[j]+x2 <= math.MaxFloat64:
+		if !(ex.Weight > 0) {
+			continue
+		}
+		if valid && u.sq[j]+x2 <= math.MaxFloat64 {
 			u.sq[j] += x2
 			u.n[j]++
+		}
+		sq, n, iu := u.sq[j], u.n[j], u.iu[j]
+		if p := sq * iu * iu; !(p >= n*(1-1.0/32) && p <= n*(1+1.0/32)) {
+			v := 0.0
+			if n > 0 {
+				v = 1 / math.Abs(math.Sqrt(sq/n))
+				if !(v > 0 && v <= math.MaxFloat64) {
+					v = 1
+				}
+			}
+			u.iu[j] = v
 		}
 	}
 }
