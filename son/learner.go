@@ -56,8 +56,9 @@ type Config struct {
 	// (units.go).
 	Unit bool
 	// UnitRMS, with Unit, takes u_j as the root mean square of feature
-	// j's learned values so far (the example's own included) instead of
-	// their largest magnitude: the CLI's --diag_init auto (units.go).
+	// j's learned values so far (the example's own included; followed
+	// within a band of about ±1.6 %) instead of their largest magnitude:
+	// the CLI's --diag_init auto (units.go).
 	UnitRMS bool
 	// LazyRing is how many generations of deferred folds and transforms
 	// the core keeps (lazy.go) for sketches that support deferral: 0 sizes

@@ -15,7 +15,9 @@ import "math"
 //
 // u_j is, with Config.UnitRMS (the CLI's default, --diag_init auto), the
 // root mean square of feature j's nonzero values in learned examples of
-// positive weight so far, the current example's included; without it
+// positive weight so far, the current example's included, followed
+// within a band (unitBand: u_j moves when the root mean square leaves
+// about ±1.6 % of it); without it
 // (--diag_init max) their largest magnitude, as VW's --normalized keeps.
 // The running maximum is an outlier on raw word counts: one large count
 // holds D_j far above the gradients' scale (news20, logistic, one pass:
