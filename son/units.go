@@ -107,7 +107,9 @@ func (s *Learner) unitVals(val []float64, add bool) []float64 {
 // feature's sums (addSquare) and u_j is refreshed against them
 // (rmsRefresh). x' is as of the whole example, so that a slot repeated in
 // the example is scaled as its other occurrences: formed as the loop
-// goes, and formed again after it in the rare example where a unit moved.
+// goes, and formed again after it in an example where a unit moved (on
+// news20 25 % of the occurrences refresh their unit in the first pass,
+// 9 % in the second, 1 % in the tenth).
 func (s *Learner) rmsUnitVals(val []float64, add bool) []float64 {
 	rows, u := s.tab.Rows, s.uOff
 	offs := s.offs
