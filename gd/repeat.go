@@ -3,6 +3,7 @@ package gd
 import (
 	"math/bits"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -24,30 +25,23 @@ import (
 // bytes beside the row's 16 to 48), the example's number written on each
 // row it holds, so that a row already bearing it is a repeat and no
 // example clears the stamps. The row's number is its offset divided by
-// the row width, an exact division done as a shift and a multiplication
-// by the inverse of the width's odd part modulo 2⁶⁴ (no divide).
+// the row width, done as son's deferred steps do it (linalg.RowOf: a
+// multiplication, no divide).
 type repeatStamps struct {
-	stamp []uint32 // per table row: the last example that held it
-	cur   uint32
-	shift uint   // trailing zeros of the row width
-	inv   uint64 // the inverse of the width's odd part, modulo 2⁶⁴
+	stamp  []uint32 // per table row: the last example that held it
+	cur    uint32
+	rowMul uint64 // linalg.RowMultiplier of the row width
 }
 
 func newRepeatStamps(width int) repeatStamps {
-	shift := uint(bits.TrailingZeros(uint(width)))
-	odd := uint64(width) >> shift
-	inv := odd // Newton's iteration doubles the correct low bits: 3, 6, 12, 24, 48, 96
-	for range 5 {
-		inv *= 2 - odd*inv
-	}
-	return repeatStamps{shift: shift, inv: inv}
+	return repeatStamps{rowMul: linalg.RowMultiplier(width)}
 }
 
 // next starts an example on a table of n rows: the stamps, the example's
-// number, and the division's shift and inverse. The number wraps after
+// number, and the row width's multiplier. The number wraps after
 // 2³² − 1 examples, and the stamps are cleared then, lest a row stamped
 // 2³² examples ago pass for a repeat.
-func (st *repeatStamps) next(n int) (stamp []uint32, cur uint32, shift uint, inv uint64) {
+func (st *repeatStamps) next(n int) (stamp []uint32, cur uint32, rowMul uint64) {
 	if len(st.stamp) < n {
 		st.stamp = append(st.stamp, make([]uint32, n-len(st.stamp))...)
 	}
@@ -55,7 +49,7 @@ func (st *repeatStamps) next(n int) (stamp []uint32, cur uint32, shift uint, inv
 		clear(st.stamp)
 		st.cur = 1
 	}
-	return st.stamp, st.cur, st.shift, st.inv
+	return st.stamp, st.cur, st.rowMul
 }
 
 // repeatSet is an open-addressing set of row offsets, reused across
@@ -96,9 +90,9 @@ func hashOff(o int, shift uint) uint64 { return (uint64(o) * 0x9e3779b97f4a7c15)
 // with no allocation once the stamps have grown with the table and the
 // set and g.mx to the longest example with a repeat.
 func (g *GD) mergeRepeats(ex *sparse.Example) *sparse.Example {
-	stamp, cur, shift, inv := g.stamps.next(g.tab.Len())
+	stamp, cur, rowMul := g.stamps.next(g.tab.Len())
 	for _, o := range g.rows {
-		r := (uint64(o) >> (shift & 63)) * inv
+		r := linalg.RowOf(o, rowMul)
 		if stamp[r] == cur {
 			return g.merge(ex)
 		}

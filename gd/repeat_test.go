@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
@@ -162,8 +163,8 @@ func TestRepeatedSlotsMerged(t *testing.T) {
 	}
 }
 
-// TestRepeatStamps: the row number from an offset (a shift and the
-// inverse of the row width's odd part) is the exact quotient for every
+// TestRepeatStamps: the row number from an offset (linalg.RowOf with the
+// row width's multiplier) is the exact quotient for every
 // width a learner lays out, up to the largest table; and a stamp counter
 // that wraps clears the stamps, so a row stamped 4·10⁹ examples ago is no
 // repeat and a true repeat still is.
@@ -172,7 +173,7 @@ func TestRepeatStamps(t *testing.T) {
 		st := newRepeatStamps(width)
 		for _, r := range []uint64{0, 1, 2, 3, 1000, 1<<sparse.MaxBits - 1} {
 			o := r * uint64(width)
-			if got := (o >> (st.shift & 63)) * st.inv; got != r {
+			if got := uint64(linalg.RowOf(int(o), st.rowMul)); got != r {
 				t.Errorf("width %d: offset %d gives row %d, want %d", width, o, got, r)
 			}
 		}
@@ -184,7 +185,7 @@ func TestRepeatStamps(t *testing.T) {
 	distinct := sparse.Example{Label: 1, HasLabel: true, Weight: 1, Idx: []uint32{1, 2}, Val: []float64{1, 2}}
 	repeat := sparse.Example{Label: 1, HasLabel: true, Weight: 1, Idx: []uint32{2, 1, 2}, Val: []float64{1, 1, 1}}
 	g.Learn(&distinct)
-	stamp, _, _, _ := g.stamps.next(g.tab.Len())
+	stamp, _, _ := g.stamps.next(g.tab.Len())
 	for _, c := range []struct {
 		name   string
 		stamp  uint32 // on every row, before the example

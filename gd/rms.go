@@ -2,10 +2,9 @@ package gd
 
 import (
 	"fmt"
-	"github.com/sparseson/sparseson/internal/linalg"
-	"math"
 	"runtime"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/sparse"
 )
 
@@ -80,15 +79,7 @@ func (g *GD) predictRMS(ex *sparse.Example) float64 {
 		g.xt = make([]float64, len(offs), 2*len(offs))
 	}
 	xt := g.xt[:len(offs)]
-	for i, o := range offs {
-		x := 0.0
-		if o >= 0 {
-			if row := rows[o+r : o+r+2 : o+r+2]; row[1] > 0 {
-				x = val[i] / math.Sqrt(row[0]/row[1])
-			}
-		}
-		xt[i] = x
-	}
+	linalg.RMSScaleSeen(xt, val, rows, offs, r, 0)
 	switch {
 	case g.cfg.Dual:
 		var s float64
@@ -128,15 +119,16 @@ func (g *GD) predictRMS(ex *sparse.Example) float64 {
 // savedRows is the table's rows as Save writes them: without the RMS
 // columns, whose sums the owner saves in its own form (Scales).
 func (g *GD) savedRows() []float64 {
+	return sparse.NarrowRows(g.tab.Rows, len(g.tab.Keys), g.stride, 0, g.savedCols())
+}
+
+// savedCols is how many of a row's columns Save writes: those before the
+// RMS columns, or all.
+func (g *GD) savedCols() int {
 	if g.rOff == 0 {
-		return g.tab.Rows
+		return g.stride
 	}
-	rows := g.tab.Rows
-	out := make([]float64, 0, len(g.tab.Keys)*g.rOff)
-	for o := 0; o < len(rows); o += g.stride {
-		out = append(out, rows[o:o+g.rOff]...)
-	}
-	return out
+	return g.rOff
 }
 
 // widenRows gives rows read as savedRows wrote them their RMS columns
@@ -144,14 +136,7 @@ func (g *GD) savedRows() []float64 {
 // check.
 func (g *GD) widenRows() {
 	t := g.tab
-	if g.rOff == 0 || len(t.Rows) != len(t.Keys)*g.rOff {
-		return
-	}
-	wide := make([]float64, len(t.Keys)*g.stride)
-	for r := range t.Keys {
-		copy(wide[r*g.stride:], t.Rows[r*g.rOff:(r+1)*g.rOff])
-	}
-	t.Rows = wide
+	t.Rows = sparse.WidenRows(t.Rows, len(t.Keys), g.stride, 0, g.savedCols())
 }
 
 // Scale is s_j of slot: 0 for a feature without a training value (or a
@@ -163,10 +148,7 @@ func (g *GD) Scale(slot uint32) float64 {
 		return 0
 	}
 	row := g.tab.Rows[r*g.stride+g.rOff:]
-	if !(row[1] > 0) {
-		return 0
-	}
-	return math.Sqrt(row[0] / row[1])
+	return linalg.RMSOf(row[0], row[1])
 }
 
 // Scaled is the number of features with a scale.
@@ -177,14 +159,7 @@ func (g *GD) Scaled() int { return len(g.rmsOrder) }
 // table package ada's Prescaled keeps as a wrapper, and saves.
 func (g *GD) Scales() (keys []uint32, sums []float64) {
 	defer runtime.KeepAlive(g)
-	keys = make([]uint32, len(g.rmsOrder))
-	sums = make([]float64, 0, 2*len(g.rmsOrder))
-	for i, r := range g.rmsOrder {
-		keys[i] = g.tab.Keys[r]
-		o := int(r)*g.stride + g.rOff
-		sums = append(sums, g.tab.Rows[o], g.tab.Rows[o+1])
-	}
-	return keys, sums
+	return sparse.ScaleSums(g.tab, g.rmsOrder, func(r int) int { return r*g.stride + g.rOff })
 }
 
 // SetScales installs the sums Scales returned (a loaded model's) into a

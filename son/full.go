@@ -138,7 +138,7 @@ func (f *Full) unitVal(r int, x float64, create bool) float64 {
 		if create {
 			row := f.tab.Rows[f.w*r : f.w*r+3]
 			if iu != 0 {
-				row[1] *= (nu / iu) * (nu / iu) // Σg'² in the new units
+				row[1] = rescaled(row[1], iu, nu) // Σg'² in the new units
 			}
 			row[2] = nu
 		}
@@ -170,11 +170,11 @@ func (f *Full) addSums(ex *sparse.Example) {
 	}
 	for i, r := range f.offs {
 		row := f.tab.Rows[f.w*r : f.w*r+5 : f.w*r+5]
-		addSquare(row[3:], f.vals[i])
-		if iu := row[2]; rmsRefresh(iu, row[3], row[4]) != iu {
+		linalg.AddSquare(row[3:], f.vals[i])
+		if iu := row[2]; !inBand(iu, row[3], row[4]) {
 			nu := rmsUnit(row[3], row[4])
 			if iu != 0 {
-				row[1] = sat(row[1] * (nu / iu) * (nu / iu))
+				row[1] = rescaled(row[1], iu, nu)
 			}
 			row[2] = nu
 		}

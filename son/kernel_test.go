@@ -104,7 +104,7 @@ func TestGatherZAddTo(t *testing.T) {
 func TestRowOf(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 4))
 	for stride := 1; stride <= 260; stride++ {
-		s := &Learner{stride: stride, rowMul: rowMultiplier(stride)}
+		s := &Learner{stride: stride, rowMul: linalg.RowMultiplier(stride)}
 		rows := []int{0, 1, 2, stride - 1, 1 << 20, 1<<40 - 1}
 		for range 200 {
 			rows = append(rows, rng.IntN(1<<40))

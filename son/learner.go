@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/bits"
 	"runtime"
 
 	"github.com/sparseson/sparseson/internal/linalg"
@@ -238,7 +237,7 @@ func New(cfg Config, l loss.Loss, sk sparse.Sketch) (*Learner, error) {
 	}
 	s := &Learner{cfg: cfg, loss: l, sk: sk, pmax: pmax}
 	s.setLayout()
-	s.rowMul = rowMultiplier(s.stride)
+	s.rowMul = linalg.RowMultiplier(s.stride)
 	s.tab = sparse.NewTable(cfg.Bits, s.stride)
 	// A new row is copied from Init in one append: without it the table
 	// appends a row's zeros one by one (S-ADA on news20's training set,
@@ -431,29 +430,10 @@ func (s *Learner) resolve(ex *sparse.Example) (n float64) {
 	return n
 }
 
-// rowOf is the table row r of offset o = r·stride + c, 0 ≤ c < stride (a
-// row's start or its w̄_j): o·⌈2⁶⁴/stride⌉/2⁶⁴ = o/stride + o·e/2⁶⁴ with
-// 0 ≤ e < 1, whose integer part is r while o·e/2⁶⁴ < 1/stride, that is
-// for every o below 2⁶⁴/stride (a table holds at most 2³⁰ rows). A
-// multiplication instead of the division the deferred steps' stamp check
-// did for every feature of every example (a 64-bit divide takes tens of
-// cycles where the multiply takes three).
-func (s *Learner) rowOf(o int) int {
-	// rowMul = 0 stands for stride 1, whose ⌈2⁶⁴/1⌉ has no uint64.
-	if s.rowMul == 0 {
-		return o
-	}
-	hi, _ := bits.Mul64(uint64(o), s.rowMul)
-	return int(hi)
-}
-
-// rowMultiplier is rowOf's ⌈2⁶⁴/stride⌉ (0 for stride 1).
-func rowMultiplier(stride int) uint64 {
-	if stride <= 1 {
-		return 0
-	}
-	return math.MaxUint64/uint64(stride) + 1
-}
+// rowOf is the table row of offset o, a row's start or inside it
+// (linalg.RowOf: a multiplication, not the division the deferred steps'
+// stamp check did for every feature of every example).
+func (s *Learner) rowOf(o int) int { return linalg.RowOf(o, s.rowMul) }
 
 // zx computes z = Z·x̃ over the first p rows and returns w̄·x̃ and
 // Σ_{j∈I} w̄_j² (for the fold guard).

@@ -429,7 +429,7 @@ func (m *merge) featureUnit(wk *mergeWork, j int, iu0 float64) float64 {
 // the base's and every part's own additions to them (its sums less the
 // base's, which it started from), as one learner on the whole stream
 // would have them. u_j is, of the base's and the parts' own, the largest
-// 1/u_j that the learner's rule (rmsRefresh) would keep against the
+// 1/u_j that the learner's rule (inBand) would keep against the
 // merged sums, or else their root mean square: the parts' order does not
 // matter, and merging one part, or copies of the base, changes nothing.
 func (m *merge) rmsFeatureUnit(wk *mergeWork, j int) float64 {
@@ -451,7 +451,7 @@ func (m *merge) rmsFeatureUnit(wk *mergeWork, j int) float64 {
 	sq = sat(sq)
 	kept := 0.0
 	keep := func(iu float64) {
-		if iu != 0 && rmsRefresh(iu, sq, n) == iu {
+		if iu != 0 && inBand(iu, sq, n) {
 			kept = max(kept, iu)
 		}
 	}

@@ -2,10 +2,9 @@ package son
 
 import (
 	"fmt"
-	"github.com/sparseson/sparseson/internal/linalg"
-	"math"
 	"runtime"
 
+	"github.com/sparseson/sparseson/internal/linalg"
 	"github.com/sparseson/sparseson/loss"
 	"github.com/sparseson/sparseson/model"
 	"github.com/sparseson/sparseson/sparse"
@@ -64,26 +63,16 @@ func (s *Learner) rmsLearn(val []float64, add bool) {
 // rmsPredict sets xt to x̃ for a prediction (resolve's offsets, −1 for an
 // unseen feature) and returns ‖x̃‖².
 func (s *Learner) rmsPredict(val []float64) (n float64) {
-	rows := s.tab.Rows
 	offs := s.offs
-	val = val[:len(offs)]
-	r, dot := s.rOff, s.dotOff
-	xt := s.xt[:0]
-	var d float64
-	for i, o := range offs {
-		x := 0.0
-		if o >= 0 {
-			if row := rows[o+r : o+r+2 : o+r+2]; row[1] > 0 {
-				x = val[i] / math.Sqrt(row[0]/row[1])
-			}
-			if dot != 0 {
-				d += rows[o+dot] * x
-			}
-		}
-		xt = append(xt, x)
+	if cap(s.xt) < len(offs) {
+		s.xt = make([]float64, len(offs), 2*len(offs))
+	}
+	xt := s.xt[:len(offs)]
+	s.dot = linalg.RMSScaleSeen(xt, val, s.tab.Rows, offs, s.rOff, s.dotOff)
+	for _, x := range xt {
 		n += x * x
 	}
-	s.xt, s.dot = xt, d
+	s.xt = xt
 	return n
 }
 
@@ -93,10 +82,7 @@ func (s *Learner) rmsScale(r int) float64 {
 		return 0
 	}
 	row := s.tab.Rows[s.wOff(r)+s.rOff:]
-	if !(row[1] > 0) {
-		return 0
-	}
-	return math.Sqrt(row[0] / row[1])
+	return linalg.RMSOf(row[0], row[1])
 }
 
 // savedRows is the table's rows as Save writes them: without the RMS
@@ -104,15 +90,7 @@ func (s *Learner) rmsScale(r int) float64 {
 // caller's auxiliary ones (aux.go) — the columns from w̄_j on, the same
 // values in the same order wherever the others sit in the row.
 func (s *Learner) savedRows() []float64 {
-	if s.saved == s.stride {
-		return s.tab.Rows
-	}
-	rows := s.tab.Rows
-	out := make([]float64, 0, len(s.tab.Keys)*s.saved)
-	for o := s.lead; o < len(rows); o += s.stride {
-		out = append(out, rows[o:o+s.saved]...)
-	}
-	return out
+	return sparse.NarrowRows(s.tab.Rows, len(s.tab.Keys), s.stride, s.lead, s.saved)
 }
 
 // widenRows gives rows read as savedRows wrote them their RMS and
@@ -120,14 +98,7 @@ func (s *Learner) savedRows() []float64 {
 // length are left to Rebuild's check.
 func (s *Learner) widenRows() {
 	t := s.tab
-	if s.saved == s.stride || len(t.Rows) != len(t.Keys)*s.saved {
-		return
-	}
-	wide := make([]float64, len(t.Keys)*s.stride)
-	for r := range t.Keys {
-		copy(wide[s.wOff(r):], t.Rows[r*s.saved:(r+1)*s.saved])
-	}
-	t.Rows = wide
+	t.Rows = sparse.WidenRows(t.Rows, len(t.Keys), s.stride, s.lead, s.saved)
 }
 
 // NewRMSSplit is NewSplit on x̃_j = x_j/s_j, s_j the root mean square of
@@ -172,14 +143,7 @@ func (p *Split) Scaled() int { return len(p.s.rmsOrder) }
 func (p *Split) Scales() (keys []uint32, sums []float64) {
 	defer runtime.KeepAlive(p)
 	s := p.s
-	keys = make([]uint32, len(s.rmsOrder))
-	sums = make([]float64, 0, 2*len(s.rmsOrder))
-	for i, r := range s.rmsOrder {
-		keys[i] = s.tab.Keys[r]
-		o := s.wOff(int(r)) + s.rOff
-		sums = append(sums, s.tab.Rows[o], s.tab.Rows[o+1])
-	}
-	return keys, sums
+	return sparse.ScaleSums(s.tab, s.rmsOrder, func(r int) int { return s.wOff(r) + s.rOff })
 }
 
 // SetScales installs the sums Scales returned (a loaded model's) into a

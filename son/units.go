@@ -1,6 +1,10 @@
 package son
 
-import "math"
+import (
+	"math"
+
+	"github.com/sparseson/sparseson/internal/linalg"
+)
 
 // Why D₁ has units (Config.Unit): the pre-scaling D = 0.1·I + diag(Σ g gᵀ)
 // of Luo et al. (NIPS 2016), §5.2 adds a constant to a sum in the units of
@@ -70,15 +74,20 @@ func rmsUnit(sq, n float64) float64 {
 	return unitOf(math.Sqrt(sq / n))
 }
 
-// rmsRefresh is 1/u_j under UnitRMS for a row whose 1/u_j is iu and whose
-// sums are sq, n: iu while Σx_j²·iu² stays within n_j·(1 ± unitBand)
-// (also before any value: both are 0), rmsUnit's value otherwise (always
-// at a feature's first value, iu = 0).
-func rmsRefresh(iu, sq, n float64) float64 {
-	if p := sq * iu * iu; p >= n*(1-unitBand) && p <= n*(1+unitBand) {
-		return iu
-	}
-	return rmsUnit(sq, n)
+// inBand says whether UnitRMS keeps 1/u_j = iu for a row whose sums are
+// sq, n: while Σx_j²·iu² stays within n_j·(1 ± unitBand) (also before
+// any value: both are 0); otherwise u_j is refreshed to rmsUnit's value
+// (always at a feature's first value, iu = 0).
+func inBand(iu, sq, n float64) bool {
+	p := sq * iu * iu
+	return p >= n*(1-unitBand) && p <= n*(1+unitBand)
+}
+
+// rescaled is Σg'² = d in the units of 1/u_j = iu moved to those of nu
+// (iu ≠ 0), saturated as every saved sum.
+func rescaled(d, iu, nu float64) float64 {
+	r := nu / iu
+	return sat(d * r * r)
 }
 
 // unitVals sets x'_k = x_k/u_j for the example's rows (offs, all
@@ -104,8 +113,8 @@ func (s *Learner) unitVals(val []float64, add bool) []float64 {
 }
 
 // rmsUnitVals is unitVals under UnitRMS: each value in turn goes into its
-// feature's sums (addSquare) and u_j is refreshed against them
-// (rmsRefresh). x' is as of the whole example, so that a slot repeated in
+// feature's sums (linalg.AddSquare) and u_j is refreshed against them
+// (inBand). x' is as of the whole example, so that a slot repeated in
 // the example is scaled as its other occurrences: formed as the loop
 // goes, and formed again after it in an example where a unit moved (on
 // news20 25 % of the occurrences refresh their unit in the first pass,
@@ -119,15 +128,13 @@ func (s *Learner) rmsUnitVals(val []float64, add bool) []float64 {
 	for k, o := range offs {
 		row := rows[o+u : o+u+3 : o+u+3]
 		if add {
-			addSquare(row[1:], val[k])
+			linalg.AddSquare(row[1:], val[k])
 		}
-		// rmsRefresh's test, written out so that the loop keeps it inline.
-		iu, sq, n := row[0], row[1], row[2]
-		if p := sq * iu * iu; !(p >= n*(1-unitBand) && p <= n*(1+unitBand)) {
-			iu = s.setUnit(o, iu, rmsUnit(sq, n))
+		if iu := row[0]; !inBand(iu, row[1], row[2]) {
+			s.setUnit(o, iu, rmsUnit(row[1], row[2]))
 			moved = true
 		}
-		xu = append(xu, val[k]*iu)
+		xu = append(xu, val[k]*row[0])
 	}
 	if moved {
 		for k, o := range offs {
@@ -138,17 +145,6 @@ func (s *Learner) rmsUnitVals(val []float64, add bool) []float64 {
 	return xu
 }
 
-// addSquare adds x² to the sums [Σx_j², n_j] (sums[0], sums[1]) unless
-// x² is not a positive finite number or the sum would pass the float64
-// range: the rules of package ada's pre-scaling (linalg.RMSAdd).
-func addSquare(sums []float64, x float64) {
-	if q := x * x; q > 0 && q <= math.MaxFloat64 {
-		if sq := sums[0] + q; sq <= math.MaxFloat64 {
-			sums[0], sums[1] = sq, sums[1]+1
-		}
-	}
-}
-
 // setUnit sets row o's 1/u_j from iu to nu (from 0 at the first value:
 // Σg'² is then 0), rescaling Σg'² = Σg_j²/u_j² and the scale
 // 1/√(0.1 + Σg'²) with it, and returns nu.
@@ -156,8 +152,7 @@ func (s *Learner) setUnit(o int, iu, nu float64) float64 {
 	rows := s.tab.Rows
 	rows[o+s.uOff] = nu
 	if iu != 0 {
-		r := nu / iu
-		d := sat(rows[o+s.dOff] * r * r)
+		d := rescaled(rows[o+s.dOff], iu, nu)
 		rows[o+s.dOff], rows[o+s.dOff+1] = d, 1/math.Sqrt(diag0+d)
 	}
 	return nu

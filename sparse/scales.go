@@ -18,6 +18,20 @@ func CheckScaleSum(sq, n float64) error {
 	return nil
 }
 
+// ScaleSums returns the keys of tab's rows in order (the order their
+// features got their first value) and the sum pairs in the two columns
+// from col(r) of each: what SetScaleSums installs again.
+func ScaleSums(tab *Table, order []uint32, col func(r int) int) (keys []uint32, sums []float64) {
+	keys = make([]uint32, len(order))
+	sums = make([]float64, 0, 2*len(order))
+	for i, r := range order {
+		keys[i] = tab.Keys[r]
+		o := col(int(r))
+		sums = append(sums, tab.Rows[o], tab.Rows[o+1])
+	}
+	return keys, sums
+}
+
 // SetScaleSums installs saved sum pairs (keys[i] with sums[2i], sums[2i+1])
 // into the two columns from col(r) of tab's rows, which must still be
 // zero: every key must have a row, and appear once. It returns the rows in

@@ -1,6 +1,32 @@
 package linalg
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
+
+// RowOf is the table row r of offset o = r·stride + c, 0 ≤ c < stride (a
+// row's start or a column inside it), with rowMul = RowMultiplier(stride):
+// o·⌈2⁶⁴/stride⌉/2⁶⁴ = o/stride + o·e/2⁶⁴ with 0 ≤ e < 1, whose integer
+// part is r while o·e/2⁶⁴ < 1/stride, that is for every o below
+// 2⁶⁴/stride (a table holds at most 2³⁰ rows). A multiplication where a
+// 64-bit divide takes tens of cycles; PrefetchStale computes the same.
+func RowOf(o int, rowMul uint64) int {
+	// rowMul = 0 stands for stride 1, whose ⌈2⁶⁴/1⌉ has no uint64.
+	if rowMul == 0 {
+		return o
+	}
+	hi, _ := bits.Mul64(uint64(o), rowMul)
+	return int(hi)
+}
+
+// RowMultiplier is RowOf's ⌈2⁶⁴/stride⌉ (0 for stride 1).
+func RowMultiplier(stride int) uint64 {
+	if stride <= 1 {
+		return 0
+	}
+	return math.MaxUint64/uint64(stride) + 1
+}
 
 // PrefetchStale is PrefetchCols(rows, offs, n) and, in the same pass over
 // offs, the deferred-step check of package son's FD learners: it writes

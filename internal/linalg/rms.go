@@ -40,19 +40,54 @@ func rmsScaleGo(xt, val, rows []float64, offs []int, r, dot int) (s float64) {
 func RMSAdd(rows, val []float64, offs []int, r int, first []int) []int {
 	val = val[:len(offs)]
 	for i, o := range offs {
-		v := val[i]
-		q := float64(v * v)
-		if !(q > 0 && q <= math.MaxFloat64) {
-			continue
-		}
-		j := o + r
-		if sq := float64(rows[j] + q); sq <= math.MaxFloat64 {
-			n := rows[j+1]
-			if n == 0 {
-				first = append(first, o)
-			}
-			rows[j], rows[j+1] = sq, n+1
+		if AddSquare(rows[o+r:o+r+2:o+r+2], val[i]) {
+			first = append(first, o)
 		}
 	}
 	return first
+}
+
+// AddSquare adds v to one feature's sums, sums[0] = Σx_j² and sums[1] =
+// n_j, by RMSAdd's rules, and says whether it was the feature's first
+// value. The conversions keep v² and the sum rounded apart (no fused
+// multiply-add), so that every platform adds the same bits.
+func AddSquare(sums []float64, v float64) (first bool) {
+	q := float64(v * v)
+	if !(q > 0 && q <= math.MaxFloat64) {
+		return false
+	}
+	if sq := float64(sums[0] + q); sq <= math.MaxFloat64 {
+		n := sums[1]
+		sums[0], sums[1] = sq, n+1
+		return n == 0
+	}
+	return false
+}
+
+// RMSOf is the root mean square √(Σx_j²/n_j) of one feature's sums, 0
+// before its first value (n_j = 0).
+func RMSOf(sq, n float64) float64 {
+	if !(n > 0) {
+		return 0
+	}
+	return math.Sqrt(sq / n)
+}
+
+// RMSScaleSeen is RMSScale for a prediction, where a feature never seen
+// in training has the offset −1 and x̃ = 0.
+func RMSScaleSeen(xt, val, rows []float64, offs []int, r, dot int) (s float64) {
+	val, xt = val[:len(offs)], xt[:len(offs)]
+	for i, o := range offs {
+		x := 0.0
+		if o >= 0 {
+			if row := rows[o+r : o+r+2 : o+r+2]; row[1] > 0 {
+				x = val[i] / math.Sqrt(row[0]/row[1])
+			}
+			if dot != 0 {
+				s += rows[o+dot] * x
+			}
+		}
+		xt[i] = x
+	}
+	return s
 }
